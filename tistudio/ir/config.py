@@ -1,0 +1,25 @@
+"""Compile options, frozen: they travel inside `PassContext` and key the kernel caches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tistudio.ir.types import PrimitiveType, f32, i32
+
+
+@dataclass(frozen=True)
+class CompileConfig:
+    """What `ti.init` chose. Read by passes and back ends; never mutated after `ti.init`."""
+
+    arch: str = "cpu"  # "cpu" | "gpu"
+    debug: bool = False
+    default_fp: PrimitiveType = f32
+    default_ip: PrimitiveType = i32
+    cpu_max_num_threads: int = 2
+    print_ir: bool = False
+    record_passes: bool = False
+    verify_passes: bool = False
+    make_thread_local: bool = True
+    advanced_optimization: bool = True
+    fast_math: bool = True
+    opt_level: int = 3

@@ -1,0 +1,111 @@
+"""Structural nodes (SNodes): the layout of field memory, as in Taichi's SNode trees.
+
+A tree starts at a `root` with one cell. A `dense` node holds a fixed grid of cells along some
+axes; every cell holds one instance of each child, laid out one after another. A `place` node is a
+leaf holding one scalar of a field. `ti.field(f32, shape=(16, 8))` is `root -> dense(ij, (16, 8))
+-> place(f32)`. The compiler reads only this description; the runtime owns the memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tistudio.ir.types import PrimitiveType
+
+
+@dataclass(eq=False)
+class SNode:
+    """One node of an SNode tree; `id` is unique within the program (printed as `S3dense`)."""
+
+    id: int
+    type: str  # "root" | "dense" | "place"
+    parent: SNode | None = None
+    axes: tuple[int, ...] = ()  # for dense: which field axes this level indexes
+    sizes: tuple[int, ...] = ()  # for dense: cells along each of `axes`
+    dtype: PrimitiveType | None = None  # for place
+    tree_id: int = 0
+    name: str = ""  # the field's name, for messages
+    children: list[SNode] = field(default_factory=list)
+    offset_in_parent_cell: int = 0  # bytes, set by `finalize_layout`
+    cell_size: int = 0  # bytes of one cell (for place: the scalar size)
+
+    def __str__(self) -> str:
+        return f"S{self.id}{self.type}<{self.dtype}>" if self.type == "place" else self.ref()
+
+    def ref(self) -> str:
+        """Printed reference: `S1dense`, `S2place<f32>`."""
+        if self.type == "place":
+            return f"S{self.id}place<{self.dtype}>"
+        return f"S{self.id}{self.type}"
+
+    def dense(self, axes: tuple[int, ...], sizes: tuple[int, ...], new_id: int) -> SNode:
+        child = SNode(new_id, "dense", self, tuple(axes), tuple(sizes), tree_id=self.tree_id)
+        self.children.append(child)
+        return child
+
+    def place(self, dtype: PrimitiveType, new_id: int, name: str = "") -> SNode:
+        child = SNode(new_id, "place", self, dtype=dtype, tree_id=self.tree_id, name=name)
+        self.children.append(child)
+        return child
+
+    # --- derived geometry ------------------------------------------------------------------
+
+    def path(self) -> list[SNode]:
+        """Nodes from the root down to this one, inclusive."""
+        nodes: list[SNode] = []
+        node: SNode | None = self
+        while node is not None:
+            nodes.append(node)
+            node = node.parent
+        return nodes[::-1]
+
+    @property
+    def num_axes(self) -> int:
+        axes = {a for n in self.path() for a in n.axes}
+        return max(axes) + 1 if axes else 0
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Extent along each field axis: the product of the sizes of every level on that axis."""
+        extent = [1] * self.num_axes
+        for node in self.path():
+            for axis, size in zip(node.axes, node.sizes):
+                extent[axis] *= size
+        return tuple(extent)
+
+    @property
+    def num_cells(self) -> int:
+        """Cells of this node per cell of its parent."""
+        n = 1
+        for s in self.sizes:
+            n *= s
+        return n
+
+    def is_path_all_dense(self) -> bool:
+        return all(n.type in ("root", "dense", "place") for n in self.path())
+
+
+def finalize_layout(root: SNode) -> int:
+    """Assign cell sizes and child offsets bottom-up; return the root's size in bytes.
+
+    A cell holds its children back to back, each aligned to its own alignment (at most 8 bytes),
+    so fields placed under one dense node are interleaved, as Taichi lays them out.
+    """
+
+    def size_of(node: SNode) -> tuple[int, int]:  # (bytes of the whole node, alignment)
+        if node.type == "place":
+            assert node.dtype is not None
+            node.cell_size = node.dtype.nbytes
+            return node.cell_size, node.cell_size
+        offset, align = 0, 1
+        for child in node.children:
+            child_size, child_align = size_of(child)
+            offset = (offset + child_align - 1) // child_align * child_align
+            child.offset_in_parent_cell = offset
+            offset += child_size
+            align = max(align, child_align)
+        node.cell_size = (offset + align - 1) // align * align if offset else 0
+        return node.cell_size * node.num_cells, align
+
+    total, _ = size_of(root)
+    return total

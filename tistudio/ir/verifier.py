@@ -1,0 +1,117 @@
+"""Checks the IR's invariants; run after every pass in tests and with `debug=True`.
+
+A failure here is a compiler bug, never a user error, so it raises `IRVerifyError` (an
+`InternalCompilerError`) naming the pass that broke the invariant and the offending line of the
+printed IR.
+"""
+
+from __future__ import annotations
+
+from tistudio.ir import frontend as fe
+from tistudio.ir.ops import BinaryOpType, UnaryOpType
+from tistudio.ir.printer import Printer
+from tistudio.ir.statements import (
+    AtomicOp,
+    BinaryOp,
+    Break,
+    Continue,
+    GlobalLoad,
+    GlobalStore,
+    If,
+    LocalLoad,
+    LocalStore,
+    LoopIndex,
+    Offloaded,
+    RangeFor,
+    StructFor,
+    TernaryOp,
+    UnaryOp,
+    While,
+)
+from tistudio.ir.stmt import Block, Kernel, Stmt
+from tistudio.ir.types import PointerType, PrimitiveType, u1
+
+
+class InternalCompilerError(AssertionError):
+    """A broken compiler invariant: a tistudio bug, not a mistake in the user's kernel."""
+
+
+class IRVerifyError(InternalCompilerError):
+    pass
+
+
+_LOOPS = (RangeFor, StructFor, While, Offloaded)
+
+
+class _Verifier:
+    def __init__(self, kernel: Kernel, after: str, lowered: bool, typed: bool) -> None:
+        self.kernel, self.after, self.lowered, self.typed = kernel, after, lowered, typed
+        self.printer = Printer()
+        self.printer.number(kernel.body)
+
+    def fail(self, stmt: Stmt, message: str) -> None:
+        where = f" after pass {self.after!r}" if self.after else ""
+        raise IRVerifyError(
+            f"IR verification failed{where}: {message}\n  at: {self.printer.header(stmt)}"
+        )
+
+    def block(self, block: Block, visible: set[Stmt], loops: list[Stmt]) -> None:
+        inner_visible = set(visible)
+        for stmt in block:
+            if stmt.parent is not block:
+                self.fail(stmt, "statement's parent link does not point at its block")
+            for operand in stmt.operands():
+                if operand not in inner_visible:
+                    self.fail(stmt, f"operand {self.printer.name(operand)} is not defined before use")
+            self.statement(stmt, loops)
+            for inner in stmt.blocks():
+                if inner.parent_stmt is not stmt:
+                    self.fail(stmt, "nested block's owner link is wrong")
+                self.block(inner, inner_visible, loops + [stmt] if isinstance(stmt, _LOOPS) else loops)
+            inner_visible.add(stmt)
+
+    def statement(self, stmt: Stmt, loops: list[Stmt]) -> None:
+        if self.lowered and isinstance(stmt, fe.FRONTEND_STATEMENTS):
+            self.fail(stmt, "frontend statement left after lower_ast")
+        if isinstance(stmt, LoopIndex) and stmt.loop not in loops:
+            self.fail(stmt, "loop index of a loop that does not enclose it")
+        if isinstance(stmt, (Break, Continue)) and not loops:
+            self.fail(stmt, f"{type(stmt).__name__.lower()} outside a loop")
+        if self.typed:
+            self.types(stmt)
+
+    def types(self, stmt: Stmt) -> None:
+        if not stmt.is_void and stmt.ret_type is None and not isinstance(stmt, Offloaded):
+            self.fail(stmt, "value statement without a type")
+        if isinstance(stmt, BinaryOp):
+            if stmt.lhs.ret_type != stmt.rhs.ret_type and not stmt.op.is_shift:
+                self.fail(stmt, f"operand types differ: {stmt.lhs.ret_type} vs {stmt.rhs.ret_type}")
+            want = u1 if stmt.op.is_comparison else stmt.lhs.ret_type
+            if stmt.op not in (BinaryOpType.logical_and, BinaryOpType.logical_or) and stmt.ret_type != want:
+                self.fail(stmt, f"result type {stmt.ret_type}, expected {want}")
+        elif isinstance(stmt, UnaryOp) and not stmt.op.is_cast and stmt.op is not UnaryOpType.logic_not:
+            if stmt.ret_type != stmt.operand.ret_type:
+                self.fail(stmt, f"{stmt.op.value} changes type {stmt.operand.ret_type} -> {stmt.ret_type}")
+        elif isinstance(stmt, TernaryOp):
+            if stmt.a.ret_type != stmt.b.ret_type or stmt.ret_type != stmt.a.ret_type:
+                self.fail(stmt, "select branches and result must share one type")
+        elif isinstance(stmt, (LocalStore, GlobalStore)):
+            self.pointer_matches(stmt, stmt.ptr, stmt.value.ret_type)
+        elif isinstance(stmt, (LocalLoad, GlobalLoad)):
+            self.pointer_matches(stmt, stmt.ptr, stmt.ret_type)
+        elif isinstance(stmt, AtomicOp):
+            self.pointer_matches(stmt, stmt.dest, stmt.val.ret_type)
+        elif isinstance(stmt, If) and stmt.cond.ret_type != u1:
+            self.fail(stmt, f"if condition has type {stmt.cond.ret_type}, expected u1")
+
+    def pointer_matches(self, stmt: Stmt, ptr: Stmt, value_type: object) -> None:
+        t = ptr.ret_type
+        if not isinstance(t, PointerType) or not isinstance(t.pointee, PrimitiveType):
+            self.fail(stmt, f"address operand has type {t}, not a pointer to a value")
+        elif t.pointee != value_type:
+            self.fail(stmt, f"value type {value_type} does not match pointer {t}")
+
+
+def verify(kernel: Kernel, after: str = "", lowered: bool = True, typed: bool = True) -> None:
+    """Raise `IRVerifyError` if `kernel` breaks an invariant of its stage."""
+    _Verifier(kernel, after, lowered, typed).block(kernel.body, set(), [])
