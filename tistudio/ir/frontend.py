@@ -320,4 +320,3 @@ FRONTEND_STATEMENTS = (
     FrontendContinue,
     FrontendReturn,
 )
-

@@ -206,4 +206,3 @@ def _attach(block: Block) -> None:
         for inner in stmt.blocks():
             inner.parent_stmt = stmt
             _attach(inner)
-

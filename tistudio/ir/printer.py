@@ -83,8 +83,11 @@ class Printer:
             head = self.header(stmt)
             if self.with_locations and stmt.loc is not None:
                 head += f"  # line {stmt.loc.line}"
-            shown = [(label, b) for (_, label), b in zip(stmt.block_fields, stmt.blocks())
-                     if len(b) or label in ("", "body")]
+            shown = [
+                (label, b)
+                for (_, label), b in zip(stmt.block_fields, stmt.blocks())
+                if len(b) or label in ("", "body")
+            ]
             if not shown:
                 self.emit(head, depth, stmt)
                 continue

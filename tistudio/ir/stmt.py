@@ -107,7 +107,13 @@ class Stmt:
 
     def attributes(self) -> dict[str, Any]:
         """Non-operand, non-block dataclass fields (e.g. `op`, `value`, `snode`)."""
-        skip = {"ret_type", "loc", "parent", *self.operand_fields, *(n for n, _ in self.block_fields)}
+        skip = {
+            "ret_type",
+            "loc",
+            "parent",
+            *self.operand_fields,
+            *(n for n, _ in self.block_fields),
+        }
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
 
     def same_value_as(self, other: Stmt) -> bool:

@@ -62,12 +62,16 @@ class _Verifier:
                 self.fail(stmt, "statement's parent link does not point at its block")
             for operand in stmt.operands():
                 if operand not in inner_visible:
-                    self.fail(stmt, f"operand {self.printer.name(operand)} is not defined before use")
+                    self.fail(
+                        stmt, f"operand {self.printer.name(operand)} is not defined before use"
+                    )
             self.statement(stmt, loops)
             for inner in stmt.blocks():
                 if inner.parent_stmt is not stmt:
                     self.fail(stmt, "nested block's owner link is wrong")
-                self.block(inner, inner_visible, loops + [stmt] if isinstance(stmt, _LOOPS) else loops)
+                self.block(
+                    inner, inner_visible, loops + [stmt] if isinstance(stmt, _LOOPS) else loops
+                )
             inner_visible.add(stmt)
 
     def statement(self, stmt: Stmt, loops: list[Stmt]) -> None:
@@ -87,11 +91,20 @@ class _Verifier:
             if stmt.lhs.ret_type != stmt.rhs.ret_type and not stmt.op.is_shift:
                 self.fail(stmt, f"operand types differ: {stmt.lhs.ret_type} vs {stmt.rhs.ret_type}")
             want = u1 if stmt.op.is_comparison else stmt.lhs.ret_type
-            if stmt.op not in (BinaryOpType.logical_and, BinaryOpType.logical_or) and stmt.ret_type != want:
+            if (
+                stmt.op not in (BinaryOpType.logical_and, BinaryOpType.logical_or)
+                and stmt.ret_type != want
+            ):
                 self.fail(stmt, f"result type {stmt.ret_type}, expected {want}")
-        elif isinstance(stmt, UnaryOp) and not stmt.op.is_cast and stmt.op is not UnaryOpType.logic_not:
+        elif (
+            isinstance(stmt, UnaryOp)
+            and not stmt.op.is_cast
+            and stmt.op is not UnaryOpType.logic_not
+        ):
             if stmt.ret_type != stmt.operand.ret_type:
-                self.fail(stmt, f"{stmt.op.value} changes type {stmt.operand.ret_type} -> {stmt.ret_type}")
+                self.fail(
+                    stmt, f"{stmt.op.value} changes type {stmt.operand.ret_type} -> {stmt.ret_type}"
+                )
         elif isinstance(stmt, TernaryOp):
             if stmt.a.ret_type != stmt.b.ret_type or stmt.ret_type != stmt.a.ret_type:
                 self.fail(stmt, "select branches and result must share one type")
