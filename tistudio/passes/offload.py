@@ -42,6 +42,7 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
     for stmt in kernel.body.take_all():
         tasks.add(stmt)
     kernel.body.extend(tasks.tasks)
+    tasks.owner = {s: task for task in tasks.tasks for s in walk(task.body)}
     _promote_shared_allocas(tasks)
     _Importer(tasks).fix_all()
     _erase_unused(kernel, tasks.recomputed)
@@ -70,10 +71,6 @@ class _Tasks:
         self.gtmp_size = offset + dtype.nbytes
         return offset
 
-    def place(self, stmt: Stmt, task: Offloaded) -> None:
-        for s in [stmt, *_walk_inner(stmt)]:
-            self.owner[s] = task
-
     def open_serial(self) -> Offloaded:
         if self.serial is None:
             self.serial = Offloaded(TaskType.serial)
@@ -88,15 +85,12 @@ class _Tasks:
         elif isinstance(stmt, StructFor):
             task = Offloaded(TaskType.struct_for, snode=stmt.snode, loc=stmt.loc)
         else:
-            serial = self.open_serial()
-            serial.body.append(stmt)
-            self.place(stmt, serial)
+            self.open_serial().body.append(stmt)
             return
         task.set_block("body", stmt.body)  # type: ignore[attr-defined]
         for inner in walk(task.body):
             if isinstance(inner, LoopIndex) and inner.loop is stmt:
                 inner.loop = task
-            self.owner[inner] = task
         self.tasks.append(task)
         self.serial = None
 
@@ -106,20 +100,14 @@ class _Tasks:
             self.recomputed.add(value)
             return int(value.value), True
         if value not in self.bound_slots:
-            serial = self.open_serial()
+            body = self.open_serial().body
             self.bound_slots[value] = offset = self.allocate(i32)
             stored = value
             if value.ret_type != i32:
-                stored = UnaryOp(UnaryOpType.cast_value, value, ret_type=i32, loc=value.loc)
-                self.place(serial.body.append(stored), serial)
-            tmp = GlobalTemporary(offset, ret_type=PointerType(i32), loc=value.loc)
-            for s in (tmp, GlobalStore(tmp, stored, loc=value.loc)):
-                self.place(serial.body.append(s), serial)
+                stored = body.append(UnaryOp(UnaryOpType.cast_value, value, ret_type=i32))
+            tmp = body.append(GlobalTemporary(offset, ret_type=PointerType(i32)))
+            body.append(GlobalStore(tmp, stored, loc=value.loc))
         return self.bound_slots[value], False
-
-
-def _walk_inner(stmt: Stmt) -> list[Stmt]:
-    return [s for block in stmt.blocks() for s in walk(block)]
 
 
 def _promote_shared_allocas(tasks: _Tasks) -> None:
@@ -203,7 +191,6 @@ class _Importer:
             tmp = GlobalTemporary(offset, ret_type=PointerType(value.ret_type), loc=value.loc)
             store = GlobalStore(tmp, value, loc=value.loc)
             value.insert_after(tmp, store)
-            self.tasks.owner[tmp] = self.tasks.owner[store] = self.tasks.owner[value]
             self.stored[value] = offset
         return self.stored[value]
 
