@@ -1,0 +1,1 @@
+"""Side-by-side benchmarks of tistudio against Taichi, Numba and NumPy (see README.md)."""

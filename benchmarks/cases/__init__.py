@@ -1,0 +1,83 @@
+"""Benchmark cases: one module per case, each the same computation written for every framework.
+
+A case module exposes:
+
+- ``UNIT`` (``"ms"`` or ``"us"``), ``DESCRIPTION`` (one line), ``SIZES`` and ``REPS`` (each a
+  dict with ``"full"`` and ``"quick"`` entries), ``SIZE_LABEL`` (a format string of ``n``, the
+  size, for the table) and ``COLD`` (True when every repetition must happen in a fresh process
+  and only the first call is timed, as for compile time);
+- ``make_inputs(size) -> dict[str, np.ndarray]``: deterministic inputs (fixed seed), so every
+  framework's process builds the same data;
+- ``expected(inputs) -> dict[str, np.ndarray]``: the NumPy reference after ONE ``step()``;
+- ``taichi_impl(ti, inputs)``: used for Taichi AND tistudio, ``ti`` being either module, so both
+  compile identical source; ``numba_impl(inputs)``; ``numpy_impl(inputs)`` (or ``None`` when NumPy
+  has no equivalent). Each returns an :class:`Impl`.
+- optionally ``check(got, want) -> str | None`` when plain ``allclose`` is the wrong test.
+
+Framework modules (numba, taichi, tistudio) are imported inside the ``*_impl`` functions, never at
+the top of a case module, so a worker process loads only the framework it measures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+CASES = (
+    "saxpy",
+    "sum_reduction",
+    "stencil",
+    "mandelbrot",
+    "cold_compile",
+    "launch_overhead",
+)
+
+
+@dataclass(frozen=True)
+class Impl:
+    """One framework's version of a case.
+
+    ``step`` runs one timed iteration and returns only when the work is done (Taichi-like
+    frameworks call ``ti.sync()``). ``result`` copies the outputs to NumPy for the check.
+    ``calls_per_step`` divides the time of a step, for cases that time a batch of tiny calls.
+    """
+
+    step: Callable[[], None]
+    result: Callable[[], dict[str, np.ndarray]]
+    calls_per_step: int = 1
+
+
+def compare(
+    got: dict[str, np.ndarray],
+    want: dict[str, np.ndarray],
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    max_bad_fraction: float = 0.0,
+) -> str | None:
+    """Returns why ``got`` differs from ``want``, or None when they agree.
+
+    Integers must match exactly unless ``max_bad_fraction`` allows a share of elements to differ
+    (chaotic iterations like Mandelbrot flip a few boundary pixels when a compiler fuses a
+    multiply-add, which Taichi does under its default ``fast_math=True``).
+    """
+    for name, ref in want.items():
+        if name not in got:
+            return f"output {name!r} missing"
+        arr = np.asarray(got[name])
+        if arr.shape != ref.shape:
+            return f"{name}: shape {arr.shape}, expected {ref.shape}"
+        if np.issubdtype(ref.dtype, np.integer):
+            bad = arr != ref
+        else:
+            bad = ~np.isclose(arr, ref, rtol=rtol, atol=atol)
+        fraction = np.count_nonzero(bad) / max(bad.size, 1)
+        if fraction > max_bad_fraction:
+            first = np.argwhere(bad)[0] if bad.ndim else ()
+            index = tuple(int(i) for i in first)
+            return (
+                f"{name}: {np.count_nonzero(bad)} of {bad.size} elements differ; "
+                f"at {index}: got {arr[index]}, expected {ref[index]}"
+            )
+    return None

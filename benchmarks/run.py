@@ -1,0 +1,221 @@
+"""Runs every benchmark on tistudio, Taichi, Numba and NumPy and prints a markdown table.
+
+    python benchmarks/run.py [--quick] [--only NAME[,NAME...]] [--frameworks LIST] [--json PATH]
+
+Each measurement runs in its own process (``benchmarks/worker.py``), so no two thread pools
+share a process. A framework that fails to import, or a case that fails or computes a wrong
+result, becomes a cell saying so; the rest of the suite still runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make `benchmarks` importable
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import machine  # noqa: E402
+from benchmarks.cases import CASES  # noqa: E402
+from benchmarks.worker import FRAMEWORKS  # noqa: E402
+
+WORKER_TIMEOUT_S = {"full": 300, "quick": 120}
+COLUMN_TITLES = {
+    "tistudio": "tistudio",
+    "taichi": "Taichi",
+    "numba": "Numba prange",
+    "numpy": "NumPy",
+}
+CELL_WIDTH = 48  # longer error messages are cut in the table and given in full below it
+
+
+def run_worker(case: str, framework: str, mode: str) -> dict:
+    """Runs one worker process and returns its report (or a report of how it failed)."""
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.worker",
+        "--case",
+        case,
+        "--framework",
+        framework,
+        "--mode",
+        mode,
+    ]
+    failed = {"case": case, "framework": framework, "status": "ERROR"}
+    try:
+        done = subprocess.run(
+            command, cwd=ROOT, capture_output=True, text=True, timeout=WORKER_TIMEOUT_S[mode]
+        )
+    except subprocess.TimeoutExpired:
+        return failed | {"message": f"timed out after {WORKER_TIMEOUT_S[mode]} s"}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
+        return failed | {"message": f"worker exited with {done.returncode}: {tail[0]}"}
+    return json.loads(lines[-1])
+
+
+def measure(case: str, framework: str, mode: str) -> dict:
+    """One framework on one case; cold cases get one fresh process per repetition."""
+    module = importlib.import_module(f"benchmarks.cases.{case}")
+    if not module.COLD:
+        return run_worker(case, framework, mode)
+    reports = [run_worker(case, framework, mode) for _ in range(module.REPS[mode])]
+    bad = [r for r in reports if r["status"] != "OK"]
+    if bad:
+        return bad[0]
+    samples = [s for r in reports for s in r["samples"]]
+    merged = dict(reports[0])
+    merged.update(
+        samples=samples,
+        median=statistics.median(samples),
+        min=min(samples),
+        idle={"idle": all(r["idle"]["idle"] for r in reports)},
+    )
+    return merged
+
+
+def format_number(value: float) -> str:
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def cell(report: dict) -> str:
+    if report["status"] == "OK":
+        busy = "" if report["idle"]["idle"] else " *"
+        return f"{format_number(report['median'])} ({format_number(report['min'])}){busy}"
+    if report["status"] == "N/A":
+        return "n/a"
+    text = f"{report['status']}: {report.get('message', '')}".replace("|", "\\|")
+    return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 1] + "…"
+
+
+def speedup(ours: dict, theirs: dict) -> str:
+    if ours["status"] != "OK" or theirs["status"] != "OK":
+        return "—"
+    return f"{theirs['median'] / ours['median']:.2f}×"
+
+
+def table(results: dict[str, dict[str, dict]], mode: str, frameworks: list[str]) -> str:
+    head = ["benchmark", "size", "unit"] + [COLUMN_TITLES[f] for f in frameworks]
+    others = [f for f in frameworks if f != "tistudio"] if "tistudio" in frameworks else []
+    head += [f"tistudio vs {COLUMN_TITLES[f].split()[0]}" for f in others]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for case, by_framework in results.items():
+        module = importlib.import_module(f"benchmarks.cases.{case}")
+        row = [case, module.SIZE_LABEL.format(n=module.SIZES[mode]), module.UNIT]
+        row += [cell(by_framework[f]) for f in frameworks]
+        row += [speedup(by_framework["tistudio"], by_framework[f]) for f in others]
+        rows.append("| " + " | ".join(row) + " |")
+    return "\n".join(rows)
+
+
+def first_call_table(results: dict[str, dict[str, dict]], frameworks: list[str]) -> str:
+    """First call of each kernel (compile + one run), ms: tells compile cost per benchmark."""
+    head = ["benchmark"] + [COLUMN_TITLES[f] for f in frameworks]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for case, by_framework in results.items():
+        values = [by_framework[f].get("first_call_ms") for f in frameworks]
+        if all(v is None for v in values):
+            continue
+        row = [case] + ["—" if v is None else format_number(v) for v in values]
+        rows.append("| " + " | ".join(row) + " |")
+    return "\n".join(rows)
+
+
+def problems(results: dict[str, dict[str, dict]]) -> str:
+    """Full text of every error or wrong result, each distinct message once."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for case, by_framework in results.items():
+        for framework, report in by_framework.items():
+            if report["status"] in ("ERROR", "WRONG"):
+                key = (framework, f"{report['status']}: {report.get('message', '')}")
+                grouped.setdefault(key, []).append(case)
+    return "\n".join(
+        f"- {framework} ({', '.join(cases)}): {message}"
+        for (framework, message), cases in grouped.items()
+    )
+
+
+def header(mode: str) -> str:
+    info = machine.describe()
+    versions = ", ".join(f"{name} {version}" for name, version in info["versions"].items())
+    return (
+        f"Machine: {info['cpu']}, {info['cores']} cores ({info['usable_cores']} usable), "
+        f"{info['os']}, Python {info['python']}\n"
+        f"Versions: {versions}\n"
+        f"Mode: {mode}. Cells: median (min) over the repetitions after warm-up; "
+        f"'tistudio vs X' = X median / tistudio median (above 1: tistudio is faster)."
+    )
+
+
+def report(
+    results: dict[str, dict[str, dict]], mode: str, frameworks: list[str], seconds: float
+) -> str:
+    parts = [header(mode), "", table(results, mode, frameworks)]
+    if any(
+        not r["idle"]["idle"] for rs in results.values() for r in rs.values() if r["status"] == "OK"
+    ):
+        parts.append("\n\\* the machine stayed busy (>15% CPU) while waiting to measure.")
+    parts += ["", "First call (compile + one run), ms:", "", first_call_table(results, frameworks)]
+    errors = problems(results)
+    if errors:
+        parts += ["", "Errors and wrong results:", "", errors]
+    parts += ["", f"Suite took {seconds:.0f} s."]
+    return "\n".join(parts)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, few repetitions")
+    parser.add_argument("--only", help="comma-separated benchmark names: " + ", ".join(CASES))
+    parser.add_argument(
+        "--frameworks",
+        default=",".join(FRAMEWORKS),
+        help="comma-separated subset of: " + ", ".join(FRAMEWORKS),
+    )
+    parser.add_argument("--json", type=Path, help="also write every raw report here")
+    args = parser.parse_args(argv)
+    args.cases = args.only.split(",") if args.only else list(CASES)
+    args.framework_list = args.frameworks.split(",")
+    for name in args.cases:
+        if name not in CASES:
+            parser.error(f"unknown benchmark {name!r}; choose from {', '.join(CASES)}")
+    for name in args.framework_list:
+        if name not in FRAMEWORKS:
+            parser.error(f"unknown framework {name!r}; choose from {', '.join(FRAMEWORKS)}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    mode = "quick" if args.quick else "full"
+    start = time.perf_counter()
+    results: dict[str, dict[str, dict]] = {}
+    for case in args.cases:
+        results[case] = {}
+        for framework in args.framework_list:
+            result = measure(case, framework, mode)
+            results[case][framework] = result
+            print(f"{case:16} {framework:9} {cell(result)}", file=sys.stderr, flush=True)
+    seconds = time.perf_counter() - start
+    print(report(results, mode, args.framework_list, seconds))
+    if args.json:
+        args.json.write_text(
+            json.dumps({"mode": mode, "machine": machine.describe(), "results": results}, indent=1)
+        )
+
+
+if __name__ == "__main__":
+    main()
