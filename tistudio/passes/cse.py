@@ -1,0 +1,52 @@
+"""Common subexpression elimination (cse).
+
+When the same pure computation appears twice, say `add $1 $2` in a loop body and again a few lines
+later, the second one can reuse the first one's value instead of computing it again. A statement
+may reuse an earlier identical one that is visible from it: earlier in its own block or in a block
+that encloses it, never in a sibling branch or in another offloaded task. Only pure statements
+(arithmetic, constants, addresses) take part; loads are not merged, because memory may change
+between them.
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+from collections.abc import Hashable
+
+from tistudio.ir.statements import Const, Offloaded
+from tistudio.ir.stmt import Block, Kernel, Stmt
+from tistudio.passes.context import PassContext
+from tistudio.passes.util import erase_all, is_pure, redirect_operands
+
+Table = ChainMap[Hashable, Stmt]
+
+
+def run(kernel: Kernel, ctx: PassContext) -> bool:
+    replaced: dict[Stmt, Stmt] = {}
+    _visit(kernel.body, ChainMap(), replaced)
+    erase_all(replaced)
+    return bool(replaced)
+
+
+def _visit(block: Block, table: Table, replaced: dict[Stmt, Stmt]) -> None:
+    """Number the pure statements of `block` in `table` (one scope per block), merging repeats."""
+    for stmt in block.stmts:
+        redirect_operands(stmt, replaced)  # so that a repeat of a repeat is found as well
+        if is_pure(stmt):
+            key = _key(stmt)
+            earlier = table.get(key)
+            if earlier is not None:
+                replaced[stmt] = earlier
+                continue
+            table[key] = stmt
+        for inner in stmt.blocks():
+            # a task is compiled on its own: it must not use values of the code around it
+            scope = ChainMap() if isinstance(stmt, Offloaded) else table.new_child()
+            _visit(inner, scope, replaced)
+
+
+def _key(stmt: Stmt) -> Hashable:
+    """Equal for statements that `same_value_as` calls equal, but -0.0 and 0.0 stay apart."""
+    if isinstance(stmt, Const):
+        return (Const, stmt.ret_type, repr(stmt.value))
+    return (type(stmt), stmt.ret_type, *stmt.attributes().values(), *stmt.operands())
