@@ -61,10 +61,10 @@ def _axis_index(axis: int, digits: list[tuple[int, int]], out: list[Stmt]) -> St
             continue
         stride = math.prod(s for _, s in digits[d + 1 :])
         weight = math.prod(s for a, s in digits[d + 1 :] if a == axis)
-        value = _apply(out, _divide_op(stride), linear)
+        value = _divide(out, linear, stride)
         if d > 0:  # the first digit is already < size, as the linear index is < total
-            value = _apply(out, _remainder_op(size), value)
-        value = _apply(out, _multiply_op(weight), value)
+            value = _remainder(out, value, size)
+        value = _multiply(out, value, weight)
         acc = value if acc is None else _emit(out, BinaryOp(BinaryOpType.add, acc, value))
     return acc if acc is not None else _emit(out, Const(0))
 
@@ -73,32 +73,35 @@ def _is_pow2(n: int) -> bool:
     return n & (n - 1) == 0
 
 
-def _divide_op(d: int) -> tuple[BinaryOpType, int] | None:
-    """x // d for x >= 0: a shift right when d is a power of two (x is never negative here)."""
+def _divide(out: list[Stmt], x: Stmt, d: int) -> Stmt:
+    """x // d for x >= 0 (a shift right when d is a power of two)."""
     if d == 1:
-        return None
-    return (BinaryOpType.bit_sar, d.bit_length() - 1) if _is_pow2(d) else (BinaryOpType.div, d)
-
-
-def _remainder_op(m: int) -> tuple[BinaryOpType, int]:
-    return (BinaryOpType.bit_and, m - 1) if _is_pow2(m) else (BinaryOpType.mod, m)
-
-
-def _multiply_op(m: int) -> tuple[BinaryOpType, int] | None:
-    if m == 1:
-        return None
-    return (BinaryOpType.bit_shl, m.bit_length() - 1) if _is_pow2(m) else (BinaryOpType.mul, m)
-
-
-def _apply(out: list[Stmt], op: tuple[BinaryOpType, int] | None, x: Stmt) -> Stmt:
-    """Emit `x <op> const` (nothing when `op` is None: a division or product by one)."""
-    if op is None:
         return x
-    constant = _emit(out, Const(op[1]))
-    return _emit(out, BinaryOp(op[0], x, constant))
+    if _is_pow2(d):
+        return _binary(out, BinaryOpType.bit_sar, x, d.bit_length() - 1)
+    return _binary(out, BinaryOpType.div, x, d)
+
+
+def _remainder(out: list[Stmt], x: Stmt, m: int) -> Stmt:
+    if _is_pow2(m):
+        return _binary(out, BinaryOpType.bit_and, x, m - 1)
+    return _binary(out, BinaryOpType.mod, x, m)
+
+
+def _multiply(out: list[Stmt], x: Stmt, m: int) -> Stmt:
+    if m == 1:
+        return x
+    if _is_pow2(m):
+        return _binary(out, BinaryOpType.bit_shl, x, m.bit_length() - 1)
+    return _binary(out, BinaryOpType.mul, x, m)
+
+
+def _binary(out: list[Stmt], op: BinaryOpType, x: Stmt, value: int) -> Stmt:
+    return _emit(out, BinaryOp(op, x, _emit(out, Const(value)), ret_type=i32))
 
 
 def _emit(out: list[Stmt], stmt: Stmt) -> Stmt:
-    stmt.ret_type = i32
+    if stmt.ret_type is None:
+        stmt.ret_type = i32
     out.append(stmt)
     return stmt

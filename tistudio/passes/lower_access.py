@@ -1,0 +1,114 @@
+"""Lower access: turn each field element pointer into the walk down its SNode tree.
+
+`x[i, j]` starts at the root of the tree's memory and goes down one level at a time: pick the
+cell of this level that holds element (i, j) (`SNodeLookup`, address + cell * cell size), then
+step to the child inside that cell (`GetCh`, address + the child's offset). A dense level's cell
+number is the row-major combination of the part of each index that belongs to that level, so a
+field split over several levels (`dense(i, 4).dense(i, 8)`) takes `i // 8` at the outer level and
+`i % 8` at the inner one; powers of two become shifts and masks. Back ends then only add and
+multiply addresses (Taichi's `lower_access`). Indices are assumed to be in bounds.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tistudio.ir.ops import BinaryOpType
+from tistudio.ir.snode import SNode
+from tistudio.ir.statements import BinaryOp, Const, GetCh, GetRoot, GlobalPtr, SNodeLookup
+from tistudio.ir.stmt import Kernel, Stmt
+from tistudio.ir.types import PointerType, gen, i32
+from tistudio.passes.context import PassContext
+
+_GEN_PTR = PointerType(gen)
+
+
+def run(kernel: Kernel, ctx: PassContext) -> bool:
+    changed = False
+    for stmt in kernel.walk():
+        if isinstance(stmt, GlobalPtr):
+            _lower(kernel, stmt)
+            changed = True
+    return changed
+
+
+def _lower(kernel: Kernel, ptr: GlobalPtr) -> None:
+    """get root -> lookup(root, 0) -> get child -> lookup(level, cell) -> ... -> get child place."""
+    path = ptr.snode.path()
+    assert path[0].type == "root", f"{ptr.snode.ref()} is not attached to an SNode tree"
+    out: list[Stmt] = []
+    root = _emit(out, GetRoot(ptr.snode.tree_id, ret_type=_GEN_PTR))
+    address = _emit(out, SNodeLookup(path[0], root, _constant(out, 0), ret_type=_GEN_PTR))
+    for depth, node in enumerate(path[1:], start=1):
+        is_place = node.type == "place"
+        ret_type = PointerType(node.dtype) if is_place and node.dtype else _GEN_PTR
+        address = _emit(out, GetCh(address, node, ret_type=ret_type))
+        if not is_place:
+            cell = _cell_index(ptr.indices, path, depth, out)
+            address = _emit(out, SNodeLookup(node, address, cell, ret_type=_GEN_PTR))
+    for stmt in out:
+        stmt.loc = ptr.loc
+    ptr.insert_before(*out)
+    kernel.replace_all_uses(ptr, address)
+    ptr.erase()
+
+
+def _cell_index(indices: list[Stmt], path: list[SNode], depth: int, out: list[Stmt]) -> Stmt:
+    """Row-major cell number at `path[depth]`: sum of level index * (sizes of later axes)."""
+    node = path[depth]
+    acc: Stmt | None = None
+    for j, (axis, size) in enumerate(zip(node.axes, node.sizes)):
+        if size == 1:
+            continue  # this level's index along `axis` is always 0
+        deeper = math.prod(
+            s for n in path[depth + 1 :] for a, s in zip(n.axes, n.sizes) if a == axis
+        )
+        outermost = all(axis not in n.axes for n in path[:depth])
+        level = _divide(out, indices[axis], deeper)
+        if not outermost:  # the outermost level's part is already < size (index in bounds)
+            level = _remainder(out, level, size)
+        term = _multiply(out, level, math.prod(node.sizes[j + 1 :]))
+        acc = (
+            term if acc is None else _emit(out, BinaryOp(BinaryOpType.add, acc, term, ret_type=i32))
+        )
+    return acc if acc is not None else _constant(out, 0)
+
+
+def _is_pow2(n: int) -> bool:
+    return n & (n - 1) == 0
+
+
+def _divide(out: list[Stmt], x: Stmt, d: int) -> Stmt:
+    """x // d for x >= 0 (a shift right when d is a power of two)."""
+    if d == 1:
+        return x
+    if _is_pow2(d):
+        return _binary(out, BinaryOpType.bit_sar, x, d.bit_length() - 1)
+    return _binary(out, BinaryOpType.div, x, d)
+
+
+def _remainder(out: list[Stmt], x: Stmt, m: int) -> Stmt:
+    if _is_pow2(m):
+        return _binary(out, BinaryOpType.bit_and, x, m - 1)
+    return _binary(out, BinaryOpType.mod, x, m)
+
+
+def _multiply(out: list[Stmt], x: Stmt, m: int) -> Stmt:
+    if m == 1:
+        return x
+    if _is_pow2(m):
+        return _binary(out, BinaryOpType.bit_shl, x, m.bit_length() - 1)
+    return _binary(out, BinaryOpType.mul, x, m)
+
+
+def _binary(out: list[Stmt], op: BinaryOpType, x: Stmt, value: int) -> Stmt:
+    return _emit(out, BinaryOp(op, x, _constant(out, value), ret_type=i32))
+
+
+def _constant(out: list[Stmt], value: int) -> Stmt:
+    return _emit(out, Const(value, ret_type=i32))
+
+
+def _emit(out: list[Stmt], stmt: Stmt) -> Stmt:
+    out.append(stmt)
+    return stmt
