@@ -1,0 +1,34 @@
+"""Every case on Taichi (the oracle) and on tistudio, compared; and Taichi against itself.
+
+Run: `pytest tests/differential` (all), `pytest tests/differential -k taichi_determinism`
+(only the oracle side, to check the cases themselves).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+
+from .harness import collect_cases, compare, run_case
+
+CASES = collect_cases()
+
+
+@pytest.mark.parametrize("case_name", sorted(CASES))
+def test_matches_taichi(case_name: str, taichi: ModuleType) -> None:
+    case = CASES[case_name]
+    expected = run_case(case, taichi)
+    import tistudio
+
+    actual = run_case(case, tistudio)
+    compare(expected, actual, case)
+
+
+@pytest.mark.parametrize("case_name", sorted(CASES))
+def test_taichi_determinism(case_name: str, taichi: ModuleType) -> None:
+    """Two runs on Taichi give bit-identical results, so a mismatch is never the oracle's noise."""
+    case = CASES[case_name]
+    first = run_case(case, taichi)
+    second = run_case(case, taichi)
+    compare(first, second, case, exact=not getattr(case, "nondeterministic", False))
