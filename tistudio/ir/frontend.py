@@ -79,7 +79,10 @@ class LoopVarExpr(Expr):
     index: int
 
     def __str__(self) -> str:
-        return f"@loop{id(self.loop) % 1000}.{self.index}"
+        names = self.loop.loop_vars
+        if len(names) == len(self.loop.loop_var_exprs):
+            return str(names[self.index])
+        return f"{names[0]}[{self.index}]" if names else f"@loop[{self.index}]"
 
 
 @dataclass(eq=False)
@@ -204,7 +207,10 @@ class FrontendAlloca(Stmt):
     var: Identifier
     init: Expr | None = None
 
-    syntax: ClassVar = "alloca {var}"
+    syntax: ClassVar = "alloca {var}{init_text}"
+
+    def init_text(self) -> str:
+        return f" = {self.init}" if self.init is not None else ""
     is_void: ClassVar = True
     has_side_effects: ClassVar = True
 

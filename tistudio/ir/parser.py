@@ -33,6 +33,9 @@ _OFFLOADED = re.compile(
 )
 
 
+_CAST = re.compile(r"^(cast_value|reinterpret_cast_bits)<\w+> ")
+
+
 class ParseError(ValueError):
     pass
 
@@ -116,6 +119,7 @@ class Parser:
     def statement(self, body: str, ret_type: Any) -> Stmt:
         if body.startswith("offloaded"):
             return self.offloaded(body)
+        body = _CAST.sub(r"\1 ", body)  # `cast_value<f32> $3`: the type is the statement's
         for cls, pattern, slots in _PATTERNS:
             m = pattern.match(body)
             if not m:

@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any
 
 from tistudio.ir.snode import SNode
-from tistudio.ir.statements import Offloaded
+from tistudio.ir.statements import Offloaded, UnaryOp
 from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.ir.types import OpaqueType, PointerType, PrimitiveType
 
@@ -62,6 +62,8 @@ class Printer:
                 return self.format_value(attr() if callable(attr) else attr)
 
             body = PLACEHOLDER.sub(sub, stmt.syntax)
+            if isinstance(stmt, UnaryOp) and stmt.op.is_cast:  # Taichi: cast_value<f32> $3
+                body = body.replace(" ", f"<{stmt.ret_type}> ", 1)
         name = self.name(stmt)
         if stmt.is_void:
             return f"{name} : {body}"

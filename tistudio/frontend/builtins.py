@@ -1,0 +1,245 @@
+"""Taichi's built-in functions inside kernels (`ti.sin`, `ti.atomic_add`, `ti.static`, ...).
+
+User-facing functions in `tistudio.lang` carry a `__ti_builtin__` name; when a kernel calls one,
+the transformer looks the name up in `BUILTINS` and calls the implementation here with the
+already-evaluated arguments. Each implementation returns a Python value or a typed `Expr`.
+"""
+
+from __future__ import annotations
+
+import builtins as py
+import math
+from collections.abc import Callable
+from typing import Any
+
+from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.operators import is_runtime
+from tistudio.frontend.values import ExprVector, GroupedValue, LoopConfig, NdRangeValue
+from tistudio.ir import frontend as fe
+from tistudio.ir.ops import AtomicOpType, BinaryOpType, UnaryOpType
+from tistudio.ir.types import PrimitiveType
+
+Builtin = Callable[..., Any]
+
+
+def _static(t: Any, loc: Any, value: Any, *more: Any) -> Any:
+    for v in (value, *more):
+        if is_runtime(v):
+            raise TaichiSyntaxError(
+                "ti.static() needs a compile-time value, but this is computed at run time", loc)
+    return value if not more else (value, *more)
+
+
+def _ndrange(t: Any, loc: Any, *args: Any) -> NdRangeValue:
+    bounds = []
+    for a in args:
+        if isinstance(a, (tuple, list)):
+            if len(a) != 2:
+                raise TaichiSyntaxError("ti.ndrange bounds are n or (begin, end)", loc)
+            bounds.append((a[0], a[1]))
+        else:
+            bounds.append((0, a))
+    return NdRangeValue(bounds)
+
+
+def _grouped(t: Any, loc: Any, target: Any) -> GroupedValue:
+    return GroupedValue(target)
+
+
+def _loop_config(t: Any, loc: Any, serialize: bool = False, block_dim: int | None = None,
+                 parallelize: int | None = None, **_: Any) -> None:
+    t.loop_config = LoopConfig(bool(serialize), block_dim, parallelize)
+
+
+def _range(t: Any, loc: Any, *args: Any) -> Any:
+    if not py.any(is_runtime(a) for a in args):
+        return py.range(*args)
+    if len(args) == 1:
+        return NdRangeValue([(0, args[0])])
+    if len(args) == 2:
+        return NdRangeValue([(args[0], args[1])])
+    raise TaichiSyntaxError("range() with a step is not supported in kernel loops", loc)
+
+
+def _cast(t: Any, loc: Any, value: Any, dtype: Any) -> Any:
+    return t.ops.cast(value, t.resolve_dtype(dtype, loc), loc)
+
+
+def _bit_cast(t: Any, loc: Any, value: Any, dtype: Any) -> Any:
+    return t.ops.cast(value, t.resolve_dtype(dtype, loc), loc, bits=True)
+
+
+def _python_or(fn: Callable[..., Any], make: Callable[..., Any]) -> Builtin:
+    """A builtin that runs `fn` in Python on compile-time values, else builds an expression."""
+
+    def impl(t: Any, loc: Any, *args: Any) -> Any:
+        if any(isinstance(a, ExprVector) for a in args):
+            n = len(next(a for a in args if isinstance(a, ExprVector)))
+            cols = [a.elements if isinstance(a, ExprVector) else [a] * n for a in args]
+            return ExprVector([impl(t, loc, *row) for row in zip(*cols)])
+        if not py.any(is_runtime(a) for a in args):
+            return fn(*args)
+        return make(t, loc, *args)
+
+    return impl
+
+
+def _unary(op: UnaryOpType, fn: Callable[..., Any]) -> Builtin:
+    return _python_or(fn, lambda t, loc, a: t.ops.unary(op, a, loc))
+
+
+def _binary(op: BinaryOpType, fn: Callable[..., Any]) -> Builtin:
+    return _python_or(fn, lambda t, loc, a, b: t.ops.binary(op, a, b, loc))
+
+
+def _nary(op: BinaryOpType, fn: Callable[..., Any]) -> Builtin:
+    def make(t: Any, loc: Any, *args: Any) -> Any:
+        if len(args) == 1 and isinstance(args[0], (tuple, list)):
+            args = tuple(args[0])
+        if len(args) < 2:
+            raise TaichiSyntaxError(f"{op.value}() needs at least two values", loc)
+        value = args[0]
+        for a in args[1:]:
+            value = t.ops.binary(op, value, a, loc)
+        return value
+
+    return _python_or(fn, make)
+
+
+def _atomic(op: AtomicOpType) -> Builtin:
+    def impl(t: Any, loc: Any, dest: Any, val: Any) -> Any:
+        if isinstance(dest, ExprVector):
+            vals = val.elements if isinstance(val, ExprVector) else [val] * len(dest)
+            return ExprVector([impl(t, loc, d, v) for d, v in zip(dest.elements, vals)])
+        if not isinstance(dest, fe.LVALUE_EXPRS):
+            raise TaichiSyntaxError(
+                f"ti.atomic_{op.value}() needs a field element, an ndarray element or a "
+                "variable as its first argument", loc)
+        return fe.AtomicOpExpr(op, dest, t.ops.const(val, loc), dtype=dest.dtype, loc=loc)
+
+    return impl
+
+
+def _select(t: Any, loc: Any, cond: Any, a: Any, b: Any) -> Any:
+    if not is_runtime(cond):
+        return a if cond else b
+    return t.ops.select(t.ops.truth(cond, loc), a, b, loc)
+
+
+def _py_int(t: Any, loc: Any, value: Any = 0, *rest: Any) -> Any:
+    if not is_runtime(value):
+        return py.int(value, *rest)
+    return t.ops.cast(value, t.config.default_ip, loc)
+
+
+def _py_float(t: Any, loc: Any, value: Any = 0.0) -> Any:
+    if not is_runtime(value):
+        return py.float(value)
+    return t.ops.cast(value, t.config.default_fp, loc)
+
+
+def _abs(t: Any, loc: Any, value: Any) -> Any:
+    return py.abs(value) if not is_runtime(value) else t.ops.unary(UnaryOpType.abs, value, loc)
+
+
+def _static_print(t: Any, loc: Any, *args: Any, **kwargs: Any) -> None:
+    print(*args, **kwargs)
+
+
+def _static_assert(t: Any, loc: Any, cond: Any, msg: str = "") -> None:
+    if is_runtime(cond):
+        raise TaichiSyntaxError("ti.static_assert needs a compile-time condition", loc)
+    if not cond:
+        raise TaichiSyntaxError(f"static assertion failed{': ' + msg if msg else ''}", loc)
+
+
+def _pow(t: Any, loc: Any, a: Any, b: Any) -> Any:
+    if not is_runtime(a) and not is_runtime(b):
+        return a**b
+    return t.ops.binary(BinaryOpType.pow, a, b, loc)
+
+
+def _float_math(fn: Callable[[float], float], op: UnaryOpType) -> Builtin:
+    return _unary(op, fn)
+
+
+def _rsqrt(x: float) -> float:
+    return 1.0 / math.sqrt(x)
+
+
+def _round(x: float) -> float:
+    return float(math.floor(x + 0.5)) if x >= 0 else -float(math.floor(-x + 0.5))
+
+
+def _bit_shr(a: int, b: int) -> int:
+    raise TaichiTypeError("ti.bit_shr needs typed values inside a kernel")
+
+
+BUILTINS: dict[str, Builtin] = {
+    "static": _static,
+    "ndrange": _ndrange,
+    "grouped": _grouped,
+    "loop_config": _loop_config,
+    "range": _range,
+    "cast": _cast,
+    "bit_cast": _bit_cast,
+    "select": _select,
+    "int": _py_int,
+    "float": _py_float,
+    "abs": _abs,
+    "static_print": _static_print,
+    "static_assert": _static_assert,
+    "pow": _pow,
+    "sin": _float_math(math.sin, UnaryOpType.sin),
+    "cos": _float_math(math.cos, UnaryOpType.cos),
+    "tan": _float_math(math.tan, UnaryOpType.tan),
+    "asin": _float_math(math.asin, UnaryOpType.asin),
+    "acos": _float_math(math.acos, UnaryOpType.acos),
+    "tanh": _float_math(math.tanh, UnaryOpType.tanh),
+    "exp": _float_math(math.exp, UnaryOpType.exp),
+    "log": _float_math(math.log, UnaryOpType.log),
+    "sqrt": _float_math(math.sqrt, UnaryOpType.sqrt),
+    "rsqrt": _float_math(_rsqrt, UnaryOpType.rsqrt),
+    "floor": _unary(UnaryOpType.floor, math.floor),
+    "ceil": _unary(UnaryOpType.ceil, math.ceil),
+    "round": _unary(UnaryOpType.round, _round),
+    "atan2": _binary(BinaryOpType.atan2, math.atan2),
+    "max": _nary(BinaryOpType.max, py.max),
+    "min": _nary(BinaryOpType.min, py.min),
+    "raw_div": _binary(BinaryOpType.div, lambda a, b: int(a / b) if isinstance(a, int) else a / b),
+    "raw_mod": _binary(BinaryOpType.mod, math.fmod),
+    "bit_shr": _binary(BinaryOpType.bit_shr, _bit_shr),
+    "atomic_add": _atomic(AtomicOpType.add),
+    "atomic_sub": _atomic(AtomicOpType.sub),
+    "atomic_min": _atomic(AtomicOpType.min),
+    "atomic_max": _atomic(AtomicOpType.max),
+    "atomic_and": _atomic(AtomicOpType.bit_and),
+    "atomic_or": _atomic(AtomicOpType.bit_or),
+    "atomic_xor": _atomic(AtomicOpType.bit_xor),
+    "atomic_mul": _atomic(AtomicOpType.mul),
+}
+
+PYTHON_BUILTINS: dict[Any, str] = {
+    py.range: "range",
+    py.int: "int",
+    py.float: "float",
+    py.abs: "abs",
+    py.max: "max",
+    py.min: "min",
+    pow: "pow",
+}
+
+
+def builtin_name(func: Any) -> str | None:
+    """The `BUILTINS` key for `func`, if it is one of ours or a Python builtin we intercept."""
+    name = getattr(func, "__ti_builtin__", None)
+    if name is not None:
+        return name
+    try:
+        return PYTHON_BUILTINS.get(func)
+    except TypeError:  # unhashable callables
+        return None
+
+
+def is_dtype(value: Any) -> bool:
+    return isinstance(value, PrimitiveType)

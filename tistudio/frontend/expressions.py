@@ -1,0 +1,244 @@
+"""Python expressions in a kernel: each AST node becomes a Python value or a typed `Expr`."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from tistudio.frontend.errors import TaichiNameError, TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.operators import is_runtime
+from tistudio.frontend.scope import MISSING
+from tistudio.frontend.values import ExprVector, NdarrayArg
+from tistudio.ir import frontend as fe
+from tistudio.ir.ops import BinaryOpType, UnaryOpType
+from tistudio.ir.types import i32
+
+BINARY_AST = {
+    ast.Add: BinaryOpType.add,
+    ast.Sub: BinaryOpType.sub,
+    ast.Mult: BinaryOpType.mul,
+    ast.Div: BinaryOpType.truediv,
+    ast.FloorDiv: BinaryOpType.floordiv,
+    ast.Pow: BinaryOpType.pow,
+    ast.LShift: BinaryOpType.bit_shl,
+    ast.RShift: BinaryOpType.bit_sar,
+    ast.BitAnd: BinaryOpType.bit_and,
+    ast.BitOr: BinaryOpType.bit_or,
+    ast.BitXor: BinaryOpType.bit_xor,
+}
+COMPARE_AST = {
+    ast.Lt: BinaryOpType.cmp_lt,
+    ast.LtE: BinaryOpType.cmp_le,
+    ast.Gt: BinaryOpType.cmp_gt,
+    ast.GtE: BinaryOpType.cmp_ge,
+    ast.Eq: BinaryOpType.cmp_eq,
+    ast.NotEq: BinaryOpType.cmp_ne,
+}
+PYTHON_ONLY_COMPARE = {
+    ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+
+
+class ExpressionsMixin:
+    """Expression half of the transformer (see `transformer.Transformer`)."""
+
+    def visit_expr(self, node: ast.expr) -> Any:
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is None:
+            raise TaichiSyntaxError(
+                f"{type(node).__name__} expressions are not supported in Taichi kernels",
+                self.loc(node),
+            )
+        return method(node)
+
+    def expr_Constant(self, node: ast.Constant) -> Any:
+        return node.value
+
+    def expr_Name(self, node: ast.Name) -> Any:
+        value = self.scope.lookup(node.id)
+        if value is MISSING:
+            raise TaichiNameError(f"name '{node.id}' is not defined", self.loc(node))
+        if isinstance(value, fe.Identifier):
+            return fe.IdExpr(value, dtype=value.dtype, loc=self.loc(node))
+        return value
+
+    def expr_Tuple(self, node: ast.Tuple) -> Any:
+        return tuple(self.visit_expr(e) for e in node.elts)
+
+    def expr_List(self, node: ast.List) -> Any:
+        return [self.visit_expr(e) for e in node.elts]
+
+    def expr_Dict(self, node: ast.Dict) -> Any:
+        return {self.visit_expr(k): self.visit_expr(v) for k, v in zip(node.keys, node.values)}
+
+    def expr_JoinedStr(self, node: ast.JoinedStr) -> Any:
+        parts = []
+        for value in node.values:
+            v = self.visit_expr(value.value) if isinstance(value, ast.FormattedValue) else value.value
+            if is_runtime(v):
+                raise TaichiSyntaxError("f-strings of runtime values are not supported here",
+                                        self.loc(node))
+            parts.append(str(v))
+        return "".join(parts)
+
+    def expr_BinOp(self, node: ast.BinOp) -> Any:
+        loc = self.loc(node)
+        a, b = self.visit_expr(node.left), self.visit_expr(node.right)
+        return self.binary_value(type(node.op), a, b, loc)
+
+    def binary_value(self, op_type: type, a: Any, b: Any, loc: Any) -> Any:
+        if isinstance(a, ExprVector) or isinstance(b, ExprVector):
+            n = len(a) if isinstance(a, ExprVector) else len(b)
+            xs = a.elements if isinstance(a, ExprVector) else [a] * n
+            ys = b.elements if isinstance(b, ExprVector) else [b] * n
+            return ExprVector([self.binary_value(op_type, x, y, loc) for x, y in zip(xs, ys)])
+        if op_type is ast.Mod:
+            return self.ops.mod(a, b, loc)
+        if op_type not in BINARY_AST:
+            raise TaichiSyntaxError(f"operator {op_type.__name__} is not supported", loc)
+        return self.ops.binary(BINARY_AST[op_type], a, b, loc)
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        loc = self.loc(node)
+        v = self.visit_expr(node.operand)
+        if isinstance(v, ExprVector):
+            return ExprVector([self._unary(node.op, e, loc) for e in v.elements])
+        return self._unary(node.op, v, loc)
+
+    def _unary(self, op: ast.unaryop, v: Any, loc: Any) -> Any:
+        if not is_runtime(v):
+            table = {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x,
+                     ast.Invert: lambda x: ~x}
+            return table[type(op)](v)
+        if isinstance(op, ast.UAdd):
+            return v
+        kind = {ast.USub: UnaryOpType.neg, ast.Not: UnaryOpType.logic_not,
+                ast.Invert: UnaryOpType.bit_not}[type(op)]
+        return self.ops.unary(kind, v, loc)
+
+    def expr_Compare(self, node: ast.Compare) -> Any:
+        loc = self.loc(node)
+        left = self.visit_expr(node.left)
+        result: Any = True
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.visit_expr(right_node)
+            if type(op) in PYTHON_ONLY_COMPARE:
+                if is_runtime(left) or is_runtime(right):
+                    raise TaichiSyntaxError(f"'{type(op).__name__}' needs compile-time values", loc)
+                this = PYTHON_ONLY_COMPARE[type(op)](left, right)
+            else:
+                this = self.ops.binary(COMPARE_AST[type(op)], left, right, loc)
+            if result is True:
+                result = this
+            elif is_runtime(result) or is_runtime(this):
+                result = self.ops.binary(BinaryOpType.bit_and, result, this, loc)
+            else:
+                result = result and this
+            left = right
+        return result
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> Any:
+        loc = self.loc(node)
+        is_and = isinstance(node.op, ast.And)
+        value = self.visit_expr(node.values[0])
+        for operand in node.values[1:]:
+            if not is_runtime(value):  # Python's own short circuit on compile-time values
+                if (not value) if is_and else bool(value):
+                    return value
+                value = self.visit_expr(operand)
+                continue
+            rhs = self.visit_expr(operand)
+            op = BinaryOpType.logical_and if is_and else BinaryOpType.logical_or
+            value = self.ops.logical(op, self.ops.truth(value, loc), self.ops.truth(rhs, loc), loc)
+        return value
+
+    def expr_IfExp(self, node: ast.IfExp) -> Any:
+        loc = self.loc(node)
+        cond = self.visit_expr(node.test)
+        if not is_runtime(cond):
+            return self.visit_expr(node.body if cond else node.orelse)
+        a, b = self.visit_expr(node.body), self.visit_expr(node.orelse)
+        return self.ops.select(self.ops.truth(cond, loc), a, b, loc)
+
+    def expr_Attribute(self, node: ast.Attribute) -> Any:
+        obj = self.visit_expr(node.value)
+        loc = self.loc(node)
+        if isinstance(obj, NdarrayArg) and node.attr == "shape":
+            return obj.shape_exprs()
+        if is_runtime(obj) or isinstance(obj, ExprVector):
+            raise TaichiSyntaxError(f"runtime values have no attribute '{node.attr}'", loc)
+        try:
+            return getattr(obj, node.attr)
+        except AttributeError:
+            raise TaichiSyntaxError(
+                f"'{type(obj).__name__}' object has no attribute '{node.attr}'", loc
+            ) from None
+
+    def expr_Subscript(self, node: ast.Subscript) -> Any:
+        loc = self.loc(node)
+        obj = self.visit_expr(node.value)
+        index = self.visit_expr(node.slice)
+        return self.subscript(obj, index, loc)
+
+    def expr_Slice(self, node: ast.Slice) -> Any:
+        parts = [self.visit_expr(p) if p is not None else None
+                 for p in (node.lower, node.upper, node.step)]
+        return slice(*parts)
+
+    def index_list(self, index: Any, loc: Any) -> list[Any]:
+        if index is None:
+            return []
+        if isinstance(index, ExprVector):
+            return list(index.elements)
+        if isinstance(index, (tuple, list)):
+            out: list[Any] = []
+            for item in index:
+                out.extend(self.index_list(item, loc) if isinstance(item, ExprVector) else [item])
+            return out
+        return [index]
+
+    def subscript(self, obj: Any, index: Any, loc: Any) -> Any:
+        if hasattr(obj, "_ti_place_snode"):
+            indices = [self.index_expr(i, loc) for i in self.index_list(index, loc)]
+            return obj._ti_subscript(indices, loc)
+        if isinstance(obj, NdarrayArg):
+            indices = [self.index_expr(i, loc) for i in self.index_list(index, loc)]
+            if len(indices) != obj.ndim:
+                raise TaichiSyntaxError(
+                    f"ndarray '{obj.name}' has {obj.ndim} dimensions but was indexed with "
+                    f"{len(indices)}", loc)
+            return fe.ExternalIndexExpr(obj.arg_id, indices, dtype=obj.dtype, loc=loc)
+        if isinstance(obj, ExprVector):
+            if is_runtime(index):
+                raise TaichiSyntaxError("a vector index must be a compile-time integer", loc)
+            return obj.elements[index]
+        if is_runtime(index):
+            raise TaichiSyntaxError(
+                f"cannot index a Python {type(obj).__name__} with a runtime value; "
+                "wrap the loop with ti.static(...) or use a field", loc)
+        try:
+            return obj[index]
+        except Exception as e:  # noqa: BLE001 - report Python's complaint at the user's line
+            raise TaichiSyntaxError(f"{type(e).__name__}: {e}", loc) from None
+
+    def index_expr(self, value: Any, loc: Any) -> fe.Expr:
+        """An index as an i32 expression (Python ints become constants)."""
+        expr = self.ops.const(value, loc)
+        if expr.dtype.is_float:
+            raise TaichiTypeError(f"indices must be integers, got {expr.dtype}", loc)
+        return expr if expr.dtype == i32 else self.ops.cast(expr, i32, loc)
+
+    def expr_Call(self, node: ast.Call) -> Any:
+        loc = self.loc(node)
+        func = self.visit_expr(node.func)
+        args: list[Any] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(self.visit_expr(a.value))
+            else:
+                args.append(self.visit_expr(a))
+        kwargs = {k.arg: self.visit_expr(k.value) for k in node.keywords if k.arg is not None}
+        return self.call(func, args, kwargs, loc, node)

@@ -1,0 +1,161 @@
+"""`@ti.func` calls: the callee's body is compiled in place at each call site (inlined).
+
+Parameters annotated `ti.template()` are passed by reference (a field, or the caller's
+variable itself); all others are copied into new variables, as Taichi passes them by value. A
+`return` becomes an assignment to a result variable; a return that is not the last statement
+wraps the body in a one-trip `while` loop so that `return` can `break` out of it.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import Any
+
+from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.operators import is_runtime
+from tistudio.frontend.scope import Scope
+from tistudio.frontend.source import ParsedFunction, function_globals
+from tistudio.frontend.values import ExprVector
+from tistudio.ir import frontend as fe
+from tistudio.ir.stmt import Block
+
+MAX_INLINE_DEPTH = 64
+
+
+class FuncFrame:
+    """What the transformer needs while compiling one function body."""
+
+    def __init__(self, parsed: ParsedFunction, scope: Scope, kind: str,
+                 ret_annotation: Any = None) -> None:
+        self.parsed = parsed
+        self.scope = scope
+        self.kind = kind  # "kernel" | "func"
+        self.ret_annotation = ret_annotation
+        self.result: list[fe.Identifier] | None = None
+        self.result_site: tuple[Block, int] | None = None  # where to declare the result variable
+        self.early_return = False
+
+
+def _returns(body: list[ast.stmt]) -> list[ast.Return]:
+    found: list[ast.Return] = []
+    for node in body:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Return):
+                found.append(sub)
+    return found
+
+
+def _returns_in_loops(body: list[ast.stmt]) -> ast.Return | None:
+    for node in body:
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.For, ast.While)):
+                for inner in ast.walk(sub):
+                    if isinstance(inner, ast.Return):
+                        return inner
+    return None
+
+
+class FuncsMixin:
+    """Inlining of `ti.func` calls (part of `transformer.Transformer`)."""
+
+    def inline_func(self, func_obj: Any, args: list[Any], kwargs: dict[str, Any], loc: Any) -> Any:
+        fn = func_obj.__ti_func__
+        if fn in self.func_stack or len(self.func_stack) > MAX_INLINE_DEPTH:
+            raise TaichiSyntaxError(
+                f"ti.func '{fn.__name__}' calls itself; recursion is not supported in Taichi", loc)
+        parsed = func_obj._ti_parsed()
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise TaichiSyntaxError(f"calling ti.func '{fn.__name__}': {e}", loc) from None
+        bound.apply_defaults()
+        scope = Scope(function_globals(fn))
+        self.bind_func_params(fn, scope, bound.arguments, loc)
+        frame = FuncFrame(parsed, scope, "func", fn.__annotations__.get("return"))
+        saved = (self.frame, self.loop_kinds)
+        self.frame, self.loop_kinds = frame, []
+        self.func_stack.append(fn)
+        try:
+            self.compile_func_body(parsed.node.body, frame)
+        finally:
+            self.func_stack.pop()
+            self.frame, self.loop_kinds = saved
+        return self.func_result(frame, loc)
+
+    def bind_func_params(self, fn: Any, scope: Scope, arguments: dict[str, Any], loc: Any) -> None:
+        annotations = fn.__annotations__
+        for name, value in arguments.items():
+            ann = annotations.get(name)
+            if getattr(ann, "__ti_template__", False):
+                if isinstance(value, fe.IdExpr):
+                    value = value.var  # by reference: the caller's variable itself
+                scope.bind(name, value)
+            elif ann is not None and self.is_dtype_like(ann):
+                dtype = self.resolve_dtype(ann, loc)
+                scope.bind(name, self.new_var(dtype, name, self.ops.cast(value, dtype, loc), loc))
+            elif is_runtime(value) or self._is_number(value):
+                expr = self.ops.const(value, loc)
+                scope.bind(name, self.new_var(expr.dtype, name, expr, loc))
+            elif isinstance(value, ExprVector):
+                scope.bind(name, self.declare("", value, loc))
+            else:
+                scope.bind(name, value)
+
+    def compile_func_body(self, body: list[ast.stmt], frame: FuncFrame) -> None:
+        returns = _returns(body)
+        in_loop = _returns_in_loops(body)
+        if in_loop is not None:
+            raise TaichiSyntaxError(
+                "'return' inside a loop of a ti.func is not supported", self.loc(in_loop))
+        simple = not returns or (len(returns) == 1 and body[-1] is returns[0])
+        if simple:
+            self.visit_body(body)
+            return
+        frame.early_return = True
+        frame.result_site = (self.blocks[-1], len(self.blocks[-1]))
+        wrapper = fe.FrontendWhile(self.ops.const(1, None))
+        self.loop_kinds.append("serial")
+        try:
+            inner = self.nested_block(body)
+        finally:
+            self.loop_kinds.pop()
+        inner.append(fe.FrontendBreak())
+        wrapper.set_block("body", inner)
+        self.emit(wrapper)
+
+    def func_return(self, node: ast.Return) -> None:
+        frame: FuncFrame = self.frame
+        loc = self.loc(node)
+        value = self.visit_expr(node.value) if node.value is not None else None
+        if value is not None:
+            values = list(value) if isinstance(value, tuple) else [value]
+            if frame.result is None:
+                frame.result = [self._result_var(frame, v, loc) for v in values]
+            if len(values) != len(frame.result):
+                raise TaichiSyntaxError("every return of a ti.func must return as many values", loc)
+            for var, v in zip(frame.result, values):
+                target = fe.IdExpr(var, dtype=var.dtype, loc=loc)
+                self.emit(fe.FrontendAssign(target, self.ops.const(v, loc), loc=loc))
+        if frame.early_return:
+            self.emit(fe.FrontendBreak(loc=loc))
+
+    def _result_var(self, frame: FuncFrame, value: Any, loc: Any) -> fe.Identifier:
+        if frame.ret_annotation is not None and self.is_dtype_like(frame.ret_annotation):
+            dtype = self.resolve_dtype(frame.ret_annotation, loc)
+        else:
+            dtype = self.ops.const(value, loc).dtype
+        var = fe.Identifier(self.next_var_id(), dtype, "ret")
+        alloca = fe.FrontendAlloca(var, loc=loc)
+        if frame.result_site is not None:
+            block, index = frame.result_site
+            block.insert(index, alloca)
+        else:
+            self.emit(alloca)
+        return var
+
+    def func_result(self, frame: FuncFrame, loc: Any) -> Any:
+        if frame.result is None:
+            return None
+        exprs = [fe.IdExpr(v, dtype=v.dtype, loc=loc) for v in frame.result]
+        return exprs[0] if len(exprs) == 1 else tuple(exprs)

@@ -1,0 +1,66 @@
+"""Entry point of the frontend: one kernel instantiation's Python function -> frontend IR."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.funcs import FuncFrame
+from tistudio.frontend.scope import Scope
+from tistudio.frontend.source import ParsedFunction, function_globals
+from tistudio.frontend.transformer import Transformer
+from tistudio.frontend.values import NdarrayArg
+from tistudio.ir import frontend as fe
+from tistudio.ir.config import CompileConfig
+from tistudio.ir.stmt import Block, Kernel, Param, SourceLoc
+from tistudio.ir.types import PrimitiveType
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """A kernel parameter as its annotation declares it."""
+
+    name: str
+    kind: str  # "scalar" | "ndarray" | "template"
+    dtype: PrimitiveType | None = None
+    ndim: int = 0
+
+
+def build_frontend_ir(
+    fn: Callable[..., Any],
+    parsed: ParsedFunction,
+    specs: list[ParamSpec],
+    template_values: dict[str, Any],
+    ndarray_dtypes: dict[str, PrimitiveType],
+    ret_types: list[PrimitiveType],
+    config: CompileConfig,
+    name: str,
+) -> Kernel:
+    """Build the frontend IR ("Initial IR") of `fn` for one template signature."""
+    body = Block()
+    scope = Scope(function_globals(fn))
+    transformer = Transformer(config, body, FuncFrame(parsed, scope, "kernel"))
+    transformer.kernel_ret_types = list(ret_types)
+    loc = SourceLoc(parsed.filename, parsed.node.lineno + parsed.line_offset, 0,
+                    parsed.source_line(parsed.node.lineno + parsed.line_offset))
+    params: list[Param] = []
+    for spec in specs:
+        if spec.kind == "template":
+            scope.bind(spec.name, template_values[spec.name])
+        elif spec.kind == "scalar":
+            assert spec.dtype is not None
+            arg = fe.ArgLoadExpr(len(params), dtype=spec.dtype, loc=loc)
+            params.append(Param(spec.name, "scalar", spec.dtype))
+            scope.bind(spec.name, transformer.new_var(spec.dtype, spec.name, arg, loc))
+        else:
+            dtype = ndarray_dtypes[spec.name]
+            scope.bind(spec.name, NdarrayArg(len(params), dtype, spec.ndim, spec.name))
+            params.append(Param(spec.name, "ndarray", dtype, spec.ndim))
+    transformer.visit_body(parsed.node.body)
+    if ret_types and not transformer.returned:
+        raise TaichiSyntaxError(
+            f"kernel '{fn.__name__}' is annotated to return a value but has no return statement",
+            loc)
+    return Kernel(name, body, params, list(ret_types))

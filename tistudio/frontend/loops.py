@@ -1,0 +1,148 @@
+"""`for` loops in kernels: range-for, ndrange, struct-for over fields, grouped, and ti.static.
+
+The outermost loops of a kernel run in parallel (the `offload` pass decides which loops are
+outermost); `ti.loop_config(serialize=True)` keeps the next one serial. A `ti.static(...)` loop is
+unrolled at compile time: its body is compiled once per element, with the loop variable bound to
+the element as a Python value.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.operators import is_runtime
+from tistudio.frontend.values import ExprVector, GroupedValue, LoopConfig, NdRangeValue
+from tistudio.ir import frontend as fe
+from tistudio.ir.types import i32
+
+
+class LoopsMixin:
+    """Compiles `for` statements (part of `transformer.Transformer`)."""
+
+    def compile_for(self, node: ast.For) -> None:
+        loc = self.loc(node)
+        if node.orelse:
+            raise TaichiSyntaxError("'for ... else' is not supported in kernels", loc)
+        config, self.loop_config = self.loop_config, LoopConfig()
+        if self.is_static_call(node.iter):
+            self.static_for(node, self.visit_expr(node.iter))
+            return
+        iterable = self.visit_expr(node.iter)
+        names = self.target_names(node.target)
+        grouped = isinstance(iterable, GroupedValue)
+        if grouped:
+            iterable = iterable.target
+        if isinstance(iterable, range):
+            iterable = NdRangeValue([(iterable.start, iterable.stop)])
+        if isinstance(iterable, NdRangeValue):
+            loop = self.ndrange_loop(iterable, loc)
+        elif hasattr(iterable, "_ti_place_snode"):
+            loop = self.struct_loop(iterable, loc)
+        else:
+            raise TaichiSyntaxError(
+                f"cannot iterate over {type(iterable).__name__} in a kernel; use range(), "
+                "ti.ndrange(), ti.grouped() or a field", loc)
+        self.bind_loop_vars(loop, names, grouped, loc)
+        loop.parallel = not config.serialize
+        kind = "parallel" if loop.parallel and self.runtime_nesting == 0 else "serial"
+        self.loop_kinds.append(kind)
+        try:
+            loop.set_block("body", self.loop_body(node.body, loop, names, grouped))
+        finally:
+            self.loop_kinds.pop()
+        self.emit(loop)
+
+    def loop_body(self, body: list[ast.stmt], loop: fe.FrontendFor, names: list[str],
+                  grouped: bool) -> Any:
+        self.scope.push()
+        try:
+            if grouped:
+                self.scope.bind(names[0], ExprVector(list(loop.loop_var_exprs)))
+            else:
+                for name, expr in zip(names, loop.loop_var_exprs):
+                    self.scope.bind(name, expr)
+            return self.nested_block(body)
+        finally:
+            self.scope.pop()
+
+    def target_names(self, target: ast.expr) -> list[str]:
+        if isinstance(target, ast.Name):
+            return [target.id]
+        if isinstance(target, (ast.Tuple, ast.List)) and all(
+            isinstance(e, ast.Name) for e in target.elts
+        ):
+            return [e.id for e in target.elts]  # type: ignore[attr-defined]
+        raise TaichiSyntaxError("loop variables must be names", self.loc(target))
+
+    def ndrange_loop(self, nd: NdRangeValue, loc: Any) -> fe.FrontendFor:
+        bounds = [(self.index_expr(b, loc), self.index_expr(e, loc)) for b, e in nd.bounds]
+        if len(bounds) == 1:
+            loop = fe.FrontendFor([], begin=bounds[0][0], end=bounds[0][1], loc=loc)
+        else:
+            loop = fe.FrontendFor([], ranges=bounds, loc=loc)
+        loop.loop_var_exprs = [fe.LoopVarExpr(loop, k, dtype=i32, loc=loc)
+                               for k in range(len(bounds))]
+        return loop
+
+    def struct_loop(self, field: Any, loc: Any) -> fe.FrontendFor:
+        snode = field._ti_place_snode
+        shape = snode.shape
+        if self.runtime_nesting > 0:  # an inner loop over a dense field is a serial ndrange
+            return self.ndrange_loop(NdRangeValue([(0, n) for n in shape]), loc)
+        loop = fe.FrontendFor([], snode=snode, loc=loc)
+        loop.loop_var_exprs = [fe.LoopVarExpr(loop, k, dtype=i32, loc=loc)
+                               for k in range(len(shape))]
+        return loop
+
+    def bind_loop_vars(self, loop: fe.FrontendFor, names: list[str], grouped: bool,
+                       loc: Any) -> None:
+        n = len(loop.loop_var_exprs)
+        if grouped:
+            if len(names) != 1:
+                raise TaichiSyntaxError("ti.grouped(...) loops take exactly one variable", loc)
+        elif len(names) != n:
+            raise TaichiSyntaxError(
+                f"this loop has {n} index(es) but {len(names)} loop variable(s) were given", loc)
+        loop.loop_vars = [fe.Identifier(self.next_var_id(), i32, nm) for nm in names]
+
+    def static_for(self, node: ast.For, iterable: Any) -> None:
+        loc = self.loc(node)
+        if isinstance(iterable, NdRangeValue):
+            import itertools
+
+            if any(is_runtime(b) or is_runtime(e) for b, e in iterable.bounds):
+                raise TaichiSyntaxError("ti.static(ti.ndrange(...)) needs compile-time bounds",
+                                        loc)
+            iterable = list(itertools.product(*(range(b, e) for b, e in iterable.bounds)))
+        try:
+            items = list(iterable)
+        except TypeError:
+            raise TaichiSyntaxError(
+                f"ti.static for needs a compile-time iterable, got {type(iterable).__name__}",
+                loc) from None
+        self.loop_kinds.append("static")
+        try:
+            for item in items:
+                self.scope.push()
+                try:
+                    self.bind_static_target(node.target, item, loc)
+                    self.emit_block_inline(self.nested_block(node.body, runtime=False))
+                finally:
+                    self.scope.pop()
+        finally:
+            self.loop_kinds.pop()
+
+    def bind_static_target(self, target: ast.expr, item: Any, loc: Any) -> None:
+        if isinstance(target, ast.Name):
+            self.scope.bind(target.id, item)
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            values = list(item)
+            if len(values) != len(target.elts):
+                raise TaichiSyntaxError("cannot unpack the ti.static loop element", loc)
+            for t, v in zip(target.elts, values):
+                self.bind_static_target(t, v, loc)
+            return
+        raise TaichiSyntaxError("ti.static loop variables must be names", loc)

@@ -1,0 +1,251 @@
+"""Python statements in a kernel: assignments, control flow, loops, returns."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.operators import is_runtime
+from tistudio.frontend.scope import MISSING
+from tistudio.frontend.values import ExprVector, NdarrayArg
+from tistudio.ir import frontend as fe
+from tistudio.ir.ops import AtomicOpType, BinaryOpType
+from tistudio.ir.stmt import Block
+
+ATOMIC_AUGASSIGN = {
+    ast.Add: AtomicOpType.add,
+    ast.Sub: AtomicOpType.sub,
+    ast.BitAnd: AtomicOpType.bit_and,
+    ast.BitOr: AtomicOpType.bit_or,
+    ast.BitXor: AtomicOpType.bit_xor,
+}
+
+
+class StatementsMixin:
+    """Statement half of the transformer (see `transformer.Transformer`)."""
+
+    def visit_body(self, stmts: list[ast.stmt]) -> None:
+        for node in stmts:
+            self.visit_stmt(node)
+
+    def visit_stmt(self, node: ast.stmt) -> None:
+        method = getattr(self, f"stmt_{type(node).__name__}", None)
+        if method is None:
+            raise TaichiSyntaxError(
+                f"'{type(node).__name__}' statements are not supported in Taichi kernels",
+                self.loc(node),
+            )
+        method(node)
+
+    def nested_block(self, stmts: list[ast.stmt], runtime: bool = True) -> Block:
+        """Compile `stmts` into a new block in a new scope."""
+        block = Block()
+        self.blocks.append(block)
+        self.scope.push()
+        self.runtime_nesting += int(runtime)
+        try:
+            self.visit_body(stmts)
+        finally:
+            self.runtime_nesting -= int(runtime)
+            self.scope.pop()
+            self.blocks.pop()
+        return block
+
+    # --- simple statements -------------------------------------------------------------
+
+    def stmt_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def stmt_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        value = self.visit_expr(node.value)
+        if isinstance(value, fe.AtomicOpExpr):
+            self.emit(fe.FrontendExprStmt(value, loc=self.loc(node)))
+
+    def stmt_Assign(self, node: ast.Assign) -> None:
+        loc = self.loc(node)
+        value = self.visit_expr(node.value)
+        for target in node.targets:
+            if isinstance(target, (ast.Tuple, ast.List)):
+                self.assign_unpack(target, value, loc)
+            else:
+                self.assign(target, value, loc)
+
+    def assign_unpack(self, target: ast.Tuple | ast.List, value: Any, loc: Any) -> None:
+        items = value.elements if isinstance(value, ExprVector) else value
+        if not isinstance(items, (tuple, list)) or len(items) != len(target.elts):
+            raise TaichiSyntaxError("cannot unpack: the number of values does not match", loc)
+        # Read every right-hand side before writing any target (`a, b = b, a`).
+        temps = [self.materialize(v, loc) for v in items]
+        for t, v in zip(target.elts, temps):
+            self.assign(t, v, loc)
+
+    def materialize(self, value: Any, loc: Any) -> Any:
+        if is_runtime(value) and not isinstance(value, fe.ConstExpr):
+            var = self.new_var(value.dtype, "", value, loc)
+            return fe.IdExpr(var, dtype=var.dtype, loc=loc)
+        return value
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
+        loc = self.loc(node)
+        if not isinstance(node.target, ast.Name):
+            raise TaichiSyntaxError("annotated assignment needs a plain name", loc)
+        dtype = self.resolve_dtype(self.visit_expr(node.annotation), loc)
+        init = self.ops.const(self.visit_expr(node.value), loc) if node.value else None
+        var = self.new_var(dtype, node.target.id, init, loc)
+        self.scope.bind(node.target.id, var)
+
+    def assign(self, target: ast.expr, value: Any, loc: Any) -> None:
+        if isinstance(target, ast.Name):
+            self.assign_name(target.id, value, loc)
+        elif isinstance(target, ast.Subscript):
+            lhs = self.visit_expr(target)
+            if isinstance(lhs, fe.LVALUE_EXPRS):
+                self.emit(fe.FrontendAssign(lhs, self.ops.const(value, loc), loc=loc))
+            else:
+                raise TaichiSyntaxError("cannot assign to this subscript in a kernel", loc)
+        else:
+            raise TaichiSyntaxError(f"cannot assign to {type(target).__name__}", loc)
+
+    def assign_name(self, name: str, value: Any, loc: Any) -> None:
+        current = self.scope.lookup_local(name)
+        if isinstance(current, fe.Identifier):
+            if isinstance(value, ExprVector) or not self._is_number(value):
+                raise TaichiSyntaxError(
+                    f"variable '{name}' holds a {current.dtype}; cannot assign a "
+                    f"{type(value).__name__} to it", loc)
+            self.emit(fe.FrontendAssign(fe.IdExpr(current, dtype=current.dtype, loc=loc),
+                                        self.ops.const(value, loc), loc=loc))
+            return
+        if isinstance(current, ExprVector) and isinstance(value, ExprVector):
+            for var_expr, v in zip(current.elements, value.elements):
+                self.emit(fe.FrontendAssign(var_expr, self.ops.const(v, loc), loc=loc))
+            return
+        self.scope.bind(name, self.declare(name, value, loc))
+
+    def declare(self, name: str, value: Any, loc: Any) -> Any:
+        """A new variable for a runtime or numeric value; other Python objects bind as they are."""
+        if isinstance(value, ExprVector):
+            return ExprVector([self.declare("", v, loc) for v in value.elements])
+        if isinstance(value, fe.IdExpr) and name == "":
+            return value
+        if self._is_number(value):
+            expr = self.ops.const(value, loc)
+            var = self.new_var(expr.dtype, name, expr, loc)
+            return var if name else fe.IdExpr(var, dtype=var.dtype, loc=loc)
+        return value
+
+    @staticmethod
+    def _is_number(value: Any) -> bool:
+        import numbers
+
+        import numpy as np
+
+        return is_runtime(value) or (
+            isinstance(value, (numbers.Number, np.generic)) and not isinstance(value, complex)
+        )
+
+    def stmt_AugAssign(self, node: ast.AugAssign) -> None:
+        loc = self.loc(node)
+        value = self.visit_expr(node.value)
+        if isinstance(node.target, ast.Name):
+            current = self.scope.lookup_local(node.target.id)
+            if not isinstance(current, (fe.Identifier, ExprVector)):
+                old = self.scope.lookup(node.target.id)
+                if old is MISSING:
+                    raise TaichiSyntaxError(f"name '{node.target.id}' is not defined", loc)
+                self.scope.bind(node.target.id, self.binary_value(type(node.op), old, value, loc))
+                return
+        target = self.visit_expr(node.target)
+        if isinstance(target, ExprVector):
+            new = self.binary_value(type(node.op), target, value, loc)
+            for t, v in zip(target.elements, new.elements):
+                self.emit(fe.FrontendAssign(t, self.ops.const(v, loc), loc=loc))
+            return
+        if not isinstance(target, fe.LVALUE_EXPRS):
+            raise TaichiSyntaxError("cannot update this expression in place", loc)
+        if type(node.op) in ATOMIC_AUGASSIGN:
+            val = self.ops.const(value, loc)
+            atomic = fe.AtomicOpExpr(ATOMIC_AUGASSIGN[type(node.op)], target, val,
+                                     dtype=target.dtype, loc=loc)
+            self.emit(fe.FrontendExprStmt(atomic, loc=loc))
+        else:
+            new = self.binary_value(type(node.op), target, value, loc)
+            self.emit(fe.FrontendAssign(target, self.ops.const(new, loc), loc=loc))
+
+    # --- control flow ------------------------------------------------------------------
+
+    def stmt_If(self, node: ast.If) -> None:
+        loc = self.loc(node)
+        if self.is_static_call(node.test):
+            cond = self.visit_expr(node.test)
+            chosen = node.body if cond else node.orelse
+            self.emit_block_inline(self.nested_block(chosen, runtime=False))
+            return
+        cond = self.ops.truth(self.visit_expr(node.test), loc)
+        stmt = fe.FrontendIf(self.ops.const(cond, loc), loc=loc)
+        stmt.set_block("true_block", self.nested_block(node.body))
+        stmt.set_block("false_block", self.nested_block(node.orelse))
+        self.emit(stmt)
+
+    def emit_block_inline(self, block: Block) -> None:
+        for s in block.take_all():
+            self.emit(s)
+
+    def stmt_While(self, node: ast.While) -> None:
+        loc = self.loc(node)
+        if node.orelse:
+            raise TaichiSyntaxError("'while ... else' is not supported", loc)
+        cond = self.ops.truth(self.visit_expr(node.test), loc)
+        stmt = fe.FrontendWhile(self.ops.const(cond, loc), loc=loc)
+        self.loop_kinds.append("serial")
+        try:
+            stmt.set_block("body", self.nested_block(node.body))
+        finally:
+            self.loop_kinds.pop()
+        self.emit(stmt)
+
+    def stmt_Break(self, node: ast.Break) -> None:
+        self._loop_control(node, "break")
+        self.emit(fe.FrontendBreak(loc=self.loc(node)))
+
+    def stmt_Continue(self, node: ast.Continue) -> None:
+        self._loop_control(node, "continue")
+        self.emit(fe.FrontendContinue(loc=self.loc(node)))
+
+    def _loop_control(self, node: ast.stmt, word: str) -> None:
+        loc = self.loc(node)
+        if not self.loop_kinds:
+            raise TaichiSyntaxError(f"'{word}' outside a loop", loc)
+        if self.loop_kinds[-1] == "static":
+            raise TaichiSyntaxError(f"'{word}' in a ti.static for loop is not supported", loc)
+        if self.loop_kinds[-1] == "parallel" and word == "break":
+            raise TaichiSyntaxError(
+                "'break' is not allowed in a parallel (outermost) for loop; "
+                "use ti.loop_config(serialize=True) before the loop", loc)
+
+    def stmt_Return(self, node: ast.Return) -> None:
+        self.compile_return(node)
+
+    def stmt_Assert(self, node: ast.Assert) -> None:
+        pass  # runtime assertions arrive with debug mode; compile-time ones via ti.static_assert
+
+    def stmt_For(self, node: ast.For) -> None:
+        self.compile_for(node)
+
+    def is_static_call(self, node: ast.expr) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        try:
+            func = self.visit_expr(node.func)
+        except Exception:  # noqa: BLE001 - not resolvable here means not ti.static
+            return False
+        return getattr(func, "__ti_builtin__", None) == "static"
+
+    def is_ndarray(self, value: Any) -> bool:
+        return isinstance(value, NdarrayArg)
+
+    def logical_not(self, cond: Any, loc: Any) -> Any:
+        return self.ops.binary(BinaryOpType.cmp_eq, cond, 0, loc)

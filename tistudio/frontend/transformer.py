@@ -1,0 +1,141 @@
+"""The Python-AST -> frontend-IR transformer: walks a kernel's AST once per instantiation.
+
+Python values stay Python values while the kernel is compiled (this is how `ti.static`,
+template arguments and closure constants work); everything computed at run time becomes a typed
+`Expr` tree, and every statement that does something becomes a frontend statement in the
+current block. Statements and expressions live in their own mixins; this class holds the state.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from tistudio.frontend.builtins import BUILTINS, builtin_name, is_dtype
+from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.expressions import ExpressionsMixin
+from tistudio.frontend.funcs import FuncFrame, FuncsMixin
+from tistudio.frontend.loops import LoopsMixin
+from tistudio.frontend.operators import Operators, is_runtime
+from tistudio.frontend.scope import Scope
+from tistudio.frontend.statements import StatementsMixin
+from tistudio.frontend.values import ExprVector, LoopConfig
+from tistudio.ir import frontend as fe
+from tistudio.ir.config import CompileConfig
+from tistudio.ir.stmt import Block, SourceLoc, Stmt
+from tistudio.ir.types import PrimitiveType
+
+
+class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin):
+    """Compiles one kernel instantiation's body into frontend IR."""
+
+    def __init__(self, config: CompileConfig, body: Block, frame: FuncFrame) -> None:
+        self.config = config
+        self.ops = Operators(config)
+        self.blocks: list[Block] = [body]
+        self.frame = frame
+        self.loop_kinds: list[str] = []  # "parallel" | "serial" | "static", innermost last
+        self.loop_config = LoopConfig()
+        self.runtime_nesting = 0
+        self.func_stack: list[Any] = []
+        self.var_counter = 0
+        self.kernel_ret_types: list[PrimitiveType] = []
+        self.returned = False
+
+    @property
+    def scope(self) -> Scope:
+        return self.frame.scope
+
+    # --- helpers shared by the mixins ----------------------------------------------------
+
+    def loc(self, node: ast.AST) -> SourceLoc:
+        parsed = self.frame.parsed
+        line = getattr(node, "lineno", 1) + parsed.line_offset
+        col = getattr(node, "col_offset", 0) + parsed.col_offset
+        return SourceLoc(parsed.filename, line, col, parsed.source_line(line))
+
+    def emit(self, stmt: Stmt) -> Stmt:
+        return self.blocks[-1].append(stmt)
+
+    def next_var_id(self) -> int:
+        self.var_counter += 1
+        return self.var_counter - 1
+
+    def new_var(self, dtype: PrimitiveType, name: str, init: fe.Expr | None, loc: Any
+                ) -> fe.Identifier:
+        var = fe.Identifier(self.next_var_id(), dtype, name)
+        self.emit(fe.FrontendAlloca(var, init, loc=loc))
+        return var
+
+    def is_dtype_like(self, value: Any) -> bool:
+        return is_dtype(value) or value in (int, float)
+
+    def resolve_dtype(self, value: Any, loc: Any) -> PrimitiveType:
+        if is_dtype(value):
+            return value
+        if value is int:
+            return self.config.default_ip
+        if value is float:
+            return self.config.default_fp
+        raise TaichiTypeError(f"{value!r} is not a Taichi data type", loc)
+
+    # --- calls ---------------------------------------------------------------------------
+
+    def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], loc: Any,
+             node: ast.Call) -> Any:
+        name = builtin_name(func)
+        if name is not None:
+            return BUILTINS[name](self, loc, *args, **kwargs)
+        if is_dtype(func):
+            if len(args) != 1:
+                raise TaichiSyntaxError(f"{func}(x) takes one value", loc)
+            return self.ops.cast(args[0], func, loc) if is_runtime(args[0]) else args[0]
+        if hasattr(func, "__ti_func__"):
+            return self.inline_func(func, args, kwargs, loc)
+        if getattr(func, "__ti_kernel__", False):
+            raise TaichiSyntaxError(
+                "a kernel cannot call another kernel; make the callee a @ti.func", loc)
+        if func is print:
+            raise TaichiSyntaxError("print() inside kernels is not supported yet", loc)
+        return self.call_python(func, args, kwargs, loc)
+
+    def call_python(self, func: Any, args: list[Any], kwargs: dict[str, Any], loc: Any) -> Any:
+        """A plain Python function with compile-time arguments runs now, as in Taichi."""
+        values = [*args, *kwargs.values()]
+        if any(is_runtime(v) or isinstance(v, ExprVector) for v in values):
+            fname = getattr(func, "__name__", repr(func))
+            raise TaichiSyntaxError(
+                f"cannot call the Python function '{fname}' with values computed at run time; "
+                "decorate it with @ti.func", loc)
+        if not callable(func):
+            raise TaichiTypeError(f"'{type(func).__name__}' object is not callable", loc)
+        try:
+            return func(*args, **kwargs)
+        except (TaichiSyntaxError, TaichiTypeError):
+            raise
+        except Exception as e:  # noqa: BLE001 - surface Python's complaint at the user's line
+            raise TaichiSyntaxError(f"{type(e).__name__}: {e}", loc) from None
+
+    # --- returns -------------------------------------------------------------------------
+
+    def compile_return(self, node: ast.Return) -> None:
+        if self.frame.kind == "func":
+            self.func_return(node)
+            return
+        loc = self.loc(node)
+        if self.runtime_nesting > 0 or self.loop_kinds:
+            raise TaichiSyntaxError(
+                "a kernel may only return at its top level, not inside if/for/while", loc)
+        if node.value is None:
+            values: list[Any] = []
+        else:
+            value = self.visit_expr(node.value)
+            values = list(value) if isinstance(value, tuple) else [value]
+        if len(values) != len(self.kernel_ret_types):
+            expected = len(self.kernel_ret_types)
+            raise TaichiSyntaxError(
+                f"this kernel is annotated to return {expected} value(s) but returns "
+                f"{len(values)}", loc)
+        exprs = [self.ops.cast(v, t, loc) for v, t in zip(values, self.kernel_ret_types)]
+        self.emit(fe.FrontendReturn(exprs, loc=loc))
+        self.returned = True

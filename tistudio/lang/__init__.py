@@ -1,0 +1,1 @@
+"""The Taichi language as users write it: `ti.init`, fields, kernels, funcs and friends."""

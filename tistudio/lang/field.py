@@ -1,0 +1,179 @@
+"""`ti.field`: a scalar field, its Python-scope access and NumPy conversion.
+
+On the CPU a field's memory is part of its SNode tree's NumPy buffer, so Python-scope reads,
+writes, `fill`, `to_numpy` and `from_numpy` work on a strided NumPy view of that buffer and
+never launch a kernel.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from tistudio.ir import frontend as fe
+from tistudio.ir.snode import SNode
+from tistudio.ir.statements import normalize_value
+from tistudio.ir.types import PrimitiveType
+from tistudio.lang import impl
+from tistudio.lang.types import numpy_dtype, to_dtype
+
+
+class Field:
+    """A field of scalars (`ti.field(ti.f32, shape=(16, 8))`)."""
+
+    def __init__(self, dtype: PrimitiveType, name: str = "") -> None:
+        self.dtype = dtype
+        self._name = name
+        self._snode: SNode | None = None
+        self._program = impl.get_program()
+        self._view_cache: np.ndarray | None = None
+
+    def _attach(self, snode: SNode) -> None:
+        if self._snode is not None:
+            raise RuntimeError("this field is already placed")
+        self._snode = snode
+
+    # --- what the frontend uses --------------------------------------------------------------
+
+    @property
+    def _ti_place_snode(self) -> SNode:
+        if self._snode is None:
+            raise RuntimeError("this field has no memory yet: place it with ti.root...place()")
+        return self._snode
+
+    def _ti_subscript(self, indices: list[fe.Expr], loc: Any) -> fe.Expr:
+        from tistudio.frontend.errors import TaichiSyntaxError
+
+        if len(indices) != len(self.shape):
+            raise TaichiSyntaxError(
+                f"field '{self._name or 'field'}' has {len(self.shape)} dimension(s) but was "
+                f"accessed with {len(indices)} index(es)", loc)
+        return fe.FieldIndexExpr(self._ti_place_snode, indices, dtype=self.dtype, loc=loc)
+
+    # --- properties --------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._ti_place_snode.shape
+
+    @property
+    def snode(self) -> SNode:
+        return self._ti_place_snode
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"<ti.field {self.dtype}{list(self.shape)}>"
+
+    # --- memory ------------------------------------------------------------------------------
+
+    def _view(self) -> np.ndarray:
+        """A NumPy view of this field's elements inside its tree's buffer."""
+        if self._view_cache is not None:
+            return self._view_cache
+        if impl._runtime.program is not self._program:
+            raise RuntimeError("this field belongs to a program that ti.init()/ti.reset() ended")
+        snode = self._ti_place_snode
+        tree = self._program.tree_of(snode)
+        offset, strides = _layout_of(snode)
+        self._view_cache = np.ndarray(self.shape, numpy_dtype(self.dtype), tree.buffer,
+                                      offset, strides)
+        return self._view_cache
+
+    def to_numpy(self, dtype: Any = None) -> np.ndarray:
+        out = self._view().copy()
+        return out if dtype is None else out.astype(dtype)
+
+    def from_numpy(self, arr: Any) -> None:
+        arr = np.asarray(arr)
+        if tuple(arr.shape) != tuple(self.shape):
+            raise ValueError(f"from_numpy: array shape {arr.shape} != field shape {self.shape}")
+        self._view()[...] = _cast_like_taichi(arr, self.dtype)
+
+    def fill(self, value: Any) -> None:
+        self._view()[...] = self._python_value(value)
+
+    def copy_from(self, other: Field) -> None:
+        self._view()[...] = other._view()
+
+    def _python_value(self, value: Any) -> Any:
+        if isinstance(value, numbers.Number) and not isinstance(value, complex):
+            if self.dtype.is_integral and not self.dtype.kind == "bool":
+                value = int(value) if isinstance(value, numbers.Integral) else int(float(value))
+            return normalize_value(value, self.dtype)
+        return value
+
+    def _key(self, key: Any) -> tuple:
+        if key is None:
+            key = ()
+        if not isinstance(key, tuple):
+            key = (key,)
+        if len(key) != len(self.shape):
+            raise IndexError(f"field of shape {self.shape} indexed with {len(key)} index(es)")
+        for index, extent in zip(key, self.shape):
+            if not isinstance(index, numbers.Integral) or not 0 <= index < extent:
+                raise IndexError(f"index {key} is out of bounds for a field of shape {self.shape}")
+        return tuple(int(x) for x in key)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._view()[self._key(key)].item()
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._view()[self._key(key)] = self._python_value(value)
+
+
+def _layout_of(snode: SNode) -> tuple[int, tuple[int, ...]]:
+    """Byte offset of element 0 and byte strides of each axis, for dense paths where every
+    axis is split across levels in order (the layouts `ti.field` and `dense().place()` make)."""
+    path = snode.path()
+    offset = 0
+    strides = [0] * len(snode.shape)
+    for parent, node in zip(path, path[1:]):
+        offset += node.offset_in_parent_cell if node.type != "place" else 0
+        if node.type == "dense":
+            level_stride = node.cell_size
+            for axis, size in reversed(list(zip(node.axes, node.sizes))):
+                if strides[axis] == 0:
+                    strides[axis] = level_stride
+                level_stride *= size
+    offset += snode.offset_in_parent_cell
+    if _is_blocked(snode):
+        raise NotImplementedError("Python-scope access to nested dense layouts is not supported")
+    return offset, tuple(strides)
+
+
+def _is_blocked(snode: SNode) -> bool:
+    seen: set[int] = set()
+    for node in snode.path():
+        for axis in node.axes:
+            if axis in seen:
+                return True
+            seen.add(axis)
+    return False
+
+
+def _cast_like_taichi(arr: np.ndarray, dtype: PrimitiveType) -> np.ndarray:
+    target = numpy_dtype(dtype)
+    if arr.dtype == target:
+        return arr
+    if np.issubdtype(arr.dtype, np.floating) and dtype.is_integral:
+        return np.trunc(arr).astype(np.int64).astype(target)
+    return arr.astype(target)
+
+
+def field(dtype: Any, shape: Any = None, name: str = "", offset: Any = None,
+          needs_grad: bool = False, **_: Any) -> Field:
+    """`ti.field(dtype, shape)`: a scalar field; without `shape`, place it yourself."""
+    if offset is not None:
+        raise NotImplementedError("ti.field(offset=...) is not supported yet")
+    f = Field(to_dtype(dtype), name)
+    if shape is not None:
+        from tistudio.lang.snode import Axis, root
+
+        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        root.dense(Axis(*range(len(shape))), shape).place(f)
+    return f

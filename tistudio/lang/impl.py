@@ -1,0 +1,114 @@
+"""The current program behind the global `ti.*` API.
+
+Taichi's API is global by design (`ti.init()` then `ti.field(...)` anywhere), so exactly one
+object here holds the current `Program`; everything else receives it from `get_program()`.
+`ti.init()` reads environment variables once, here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Any
+
+from tistudio.ir.config import CompileConfig
+from tistudio.lang.types import to_dtype
+from tistudio.runtime.program import Program
+
+ARCHES = {"cpu": "cpu", "x64": "cpu", "arm64": "cpu", "gpu": "gpu", "vulkan": "gpu",
+          "webgpu": "gpu", "cuda": "gpu", "metal": "gpu", "opengl": "gpu"}
+
+
+class _Runtime:
+    """Holds the current program; created on demand with default settings, like Taichi."""
+
+    def __init__(self) -> None:
+        self.program: Program | None = None
+
+    def get(self) -> Program:
+        if self.program is None:
+            init()
+        assert self.program is not None
+        return self.program
+
+
+_runtime = _Runtime()
+
+
+def get_program() -> Program:
+    return _runtime.get()
+
+
+def current_config() -> CompileConfig:
+    return get_program().config
+
+
+def current_cfg() -> CompileConfig:
+    """Taichi's name for the active configuration (`ti.lang.impl.current_cfg()`)."""
+    return current_config()
+
+
+def init(arch: Any = None, debug: bool = False, print_ir: bool = False,
+         default_fp: Any = None, default_ip: Any = None,
+         cpu_max_num_threads: int | None = None, offline_cache: bool = True,
+         **kwargs: Any) -> None:
+    """Start a fresh program (`ti.init`). Fields and kernels compiled before are dropped."""
+    reset()
+    arch_name = getattr(arch, "name", arch) or "cpu"
+    if arch_name not in ARCHES:
+        raise ValueError(f"unknown arch {arch!r}; use ti.cpu, ti.x64 or ti.gpu")
+    resolved = ARCHES[arch_name]
+    if resolved == "gpu":
+        import warnings
+
+        warnings.warn("the WebGPU back end is not available yet; falling back to ti.cpu",
+                      stacklevel=2)
+        resolved = "cpu"
+    threads = cpu_max_num_threads or len(os.sched_getaffinity(0))
+    config = CompileConfig(
+        arch=resolved,
+        debug=bool(debug),
+        print_ir=bool(print_ir),
+        cpu_max_num_threads=max(1, int(threads)),
+        verify_passes=os.environ.get("TISTUDIO_VERIFY_IR", "") not in ("", "0"),
+        record_passes=bool(kwargs.pop("record_passes", False)),
+        fast_math=bool(kwargs.pop("fast_math", True)),
+    )
+    program = Program(config)
+    _runtime.program = program
+    # default_fp/ip go through to_dtype, which needs a current program to exist
+    if default_fp is not None or default_ip is not None:
+        program.config = replace(
+            config,
+            default_fp=to_dtype(default_fp) if default_fp is not None else config.default_fp,
+            default_ip=to_dtype(default_ip) if default_ip is not None else config.default_ip,
+        )
+
+
+def reset() -> None:
+    """Drop the current program (`ti.reset`): its fields and compiled kernels are gone."""
+    if _runtime.program is not None:
+        _runtime.program.close()
+    _runtime.program = None
+
+
+def sync() -> None:
+    """Wait for launched kernels to finish (`ti.sync`)."""
+    if _runtime.program is not None:
+        _runtime.program.sync()
+
+
+class Arch:
+    """An arch name (`ti.cpu`, `ti.gpu`, ...)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Arch) and ARCHES[self.name] == ARCHES[other.name]
+
+    def __hash__(self) -> int:
+        return hash(ARCHES[self.name])

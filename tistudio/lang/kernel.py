@@ -1,0 +1,311 @@
+"""`@ti.kernel` and `@ti.func`: registration, template instantiation, the cache, launching.
+
+A kernel compiles once per *template signature* (Taichi's rule): `ti.template()` arguments
+count by identity (fields) or value (Python numbers), ndarray arguments by dtype and number of
+dimensions, and scalars not at all. Each signature keeps compile time, hits, misses and last
+use; `kernel.cache_info()` returns them and the "compiled"/"launched" events publish them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tistudio.events import bus
+from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.kernel_builder import ParamSpec, build_frontend_ir
+from tistudio.frontend.source import ParsedFunction, parse_function
+from tistudio.ir.types import PrimitiveType
+from tistudio.lang import impl
+from tistudio.lang.types import NdarrayType, Template, to_dtype
+
+
+class Func:
+    """`@ti.func`: inlined into each kernel (or func) that calls it."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.__ti_func__ = fn
+        self.__wrapped__ = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self._parsed: ParsedFunction | None = None
+
+    def _ti_parsed(self) -> ParsedFunction:
+        if self._parsed is None:
+            self._parsed = parse_function(self.__ti_func__)
+        return self._parsed
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TaichiSyntaxError(
+            f"ti.func '{self.__name__}' can only be called from a kernel or another ti.func")
+
+
+def func(fn: Callable[..., Any]) -> Func:
+    return Func(fn)
+
+
+@dataclass
+class CacheEntry:
+    """One template signature of one kernel: its compiled instance and its statistics."""
+
+    signature: tuple
+    signature_text: str
+    name: str
+    instance: Any
+    compile_ms: float
+    result: Any  # runtime.program.CompileResult
+    hits: int = 0
+    misses: int = 1
+    last_use: float = field(default_factory=time.time)
+    runtime_positions: tuple[int, ...] = ()
+    arch: str = "cpu"
+
+    def info(self) -> dict[str, Any]:
+        return {"kernel": self.name, "signature": self.signature_text, "arch": self.arch,
+                "compile_ms": self.compile_ms, "hits": self.hits, "misses": self.misses,
+                "last_use": self.last_use}
+
+
+def _spec_of(name: str, annotation: Any, kernel_name: str) -> ParamSpec:
+    if annotation is inspect.Parameter.empty:
+        raise TaichiSyntaxError(
+            f"kernel '{kernel_name}': parameter '{name}' needs a type annotation "
+            "(e.g. ti.f32, ti.template(), ti.types.ndarray())")
+    if isinstance(annotation, Template) or annotation is Template:
+        return ParamSpec(name, "template")
+    if isinstance(annotation, NdarrayType):
+        return ParamSpec(name, "ndarray", annotation.dtype, annotation.ndim or 0)
+    try:
+        return ParamSpec(name, "scalar", to_dtype(annotation))
+    except TypeError:
+        raise TaichiSyntaxError(
+            f"kernel '{kernel_name}': unsupported annotation {annotation!r} for '{name}'"
+        ) from None
+
+
+class Kernel:
+    """`@ti.kernel`: a Python function compiled on first call per template signature."""
+
+    __ti_kernel__ = True
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        sig = inspect.signature(fn)
+        for p in sig.parameters.values():
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.default is not p.empty:
+                raise TaichiSyntaxError(
+                    f"kernel '{fn.__name__}': parameters must be plain positional parameters "
+                    f"without defaults ('{p.name}')")
+        self._signature = sig
+        self._raw_annotations = [p.annotation for p in sig.parameters.values()]
+        self._names = list(sig.parameters)
+        self._parsed: ParsedFunction | None = None
+        self._cache: dict[tuple, CacheEntry] = {}
+        self._program: Any = None
+        self._counter = -1
+
+    # --- signatures --------------------------------------------------------------------------
+
+    def _specs(self) -> list[ParamSpec]:
+        return [_spec_of(n, a, self.__name__) for n, a in zip(self._names, self._raw_annotations)]
+
+    def _ret_types(self) -> list[PrimitiveType]:
+        ret = self.fn.__annotations__.get("return")
+        if ret is None or ret is inspect.Signature.empty:
+            return []
+        if isinstance(ret, (tuple, list)):
+            return [to_dtype(r) for r in ret]
+        return [to_dtype(ret)]
+
+    def _key(self, args: tuple, specs: list[ParamSpec]) -> tuple:
+        key = []
+        for spec, arg in zip(specs, args):
+            if spec.kind == "template":
+                key.append(_template_key(arg))
+            elif spec.kind == "ndarray":
+                arr = _as_array(arg, spec, self.__name__)
+                key.append((arr.dtype.str, arr.ndim))
+            else:
+                key.append("#")
+        return tuple(key)
+
+    # --- calling -----------------------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            args = tuple(self._signature.bind(*args, **kwargs).args)
+        elif len(args) != len(self._names):
+            raise TypeError(f"kernel '{self.__name__}' takes {len(self._names)} argument(s), "
+                            f"{len(args)} given")
+        program = impl.get_program()
+        if program is not self._program:
+            self._reset_for(program)
+        specs = self._specs_cached
+        key = self._key(args, specs)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._instantiate(key, args, specs, program)
+        else:
+            entry.hits += 1
+        entry.last_use = time.time()
+        if program.has_pending_fields:
+            program.materialize()
+        runtime_args = [_runtime_arg(args[i], specs[i]) for i in entry.runtime_positions]
+        returned = entry.instance.launch(runtime_args, program.root_addresses)
+        if bus.wants("launched") or bus.wants("field_written"):
+            _publish_launch(self, entry)
+        if not returned:
+            return None
+        return returned[0] if len(returned) == 1 else returned
+
+    def _reset_for(self, program: Any) -> None:
+        self._program = program
+        self._cache.clear()
+        self._specs_cached = self._specs()
+        program.kernel_counter += 1
+        self._counter = program.kernel_counter - 1
+
+    def _instantiate(self, key: tuple, args: tuple, specs: list[ParamSpec],
+                     program: Any) -> CacheEntry:
+        start = time.perf_counter()
+        name = f"{self.__name__}_c{self._counter}_{len(self._cache)}"
+        result = self._compile(name, args, specs, program, record=program.config.record_passes)
+        compile_ms = (time.perf_counter() - start) * 1e3
+        positions = tuple(i for i, s in enumerate(specs) if s.kind != "template")
+        entry = CacheEntry(key, _signature_text(self._names, specs, args), name,
+                           result.executable, compile_ms, result, runtime_positions=positions,
+                           arch=program.config.arch)
+        self._cache[key] = entry
+        for message, loc in result.warnings:
+            import warnings
+
+            where = f"{loc.filename}:{loc.line}: " if loc is not None else ""
+            warnings.warn(f"{where}{message}", stacklevel=3)
+        if bus.wants("compiled"):
+            bus.publish("compiled", kernel=self, entry=entry)
+        return entry
+
+    def _compile(self, name: str, args: tuple, specs: list[ParamSpec], program: Any,
+                 record: bool) -> Any:
+        if self._parsed is None:
+            self._parsed = parse_function(self.fn)
+        templates = {s.name: a for s, a in zip(specs, args) if s.kind == "template"}
+        dtypes = {s.name: to_dtype(_as_array(a, s, self.__name__).dtype)
+                  for s, a in zip(specs, args) if s.kind == "ndarray"}
+        start = time.perf_counter()
+        ir = build_frontend_ir(self.fn, self._parsed, specs, templates, dtypes,
+                               self._ret_types(), program.config, name)
+        frontend_ms = (time.perf_counter() - start) * 1e3
+        echo = print if program.config.print_ir else None
+        result = program.compile(ir, record=record, echo=echo)
+        result.frontend_ms = frontend_ms
+        return result
+
+    # --- introspection -----------------------------------------------------------------------
+
+    def cache_info(self) -> list[dict[str, Any]]:
+        """One row per template signature: kernel name, signature, compile ms, hits, misses."""
+        return [e.info() for e in self._cache.values()]
+
+    def instances(self) -> list[CacheEntry]:
+        return list(self._cache.values())
+
+    def compile_report(self, *args: Any) -> CompileReport:
+        """Compile (again) with recording on for these arguments and return what every pass
+        did, plus the final LLVM IR and assembly. Does not launch the kernel."""
+        program = impl.get_program()
+        if program is not self._program:
+            self._reset_for(program)
+        specs = self._specs_cached
+        key = self._key(args, specs)
+        name = self._cache[key].name if key in self._cache else f"{self.__name__}_report"
+        result = self._compile(name, args, specs, program, record=True)
+        return CompileReport(name, _signature_text(self._names, specs, args), result)
+
+
+@dataclass
+class CompileReport:
+    """Pass records and machine code of one instantiation (what the pass explorer shows)."""
+
+    name: str
+    signature_text: str
+    result: Any
+
+    @property
+    def passes(self) -> list[Any]:
+        return self.result.records
+
+    @property
+    def llvm_ir(self) -> str:
+        return self.result.executable.llvm_ir_optimized
+
+    @property
+    def llvm_ir_unoptimized(self) -> str:
+        return self.result.executable.llvm_ir
+
+    @property
+    def assembly(self) -> str:
+        return self.result.executable.assembly
+
+
+def kernel(fn: Callable[..., Any]) -> Kernel:
+    return Kernel(fn)
+
+
+def _template_key(arg: Any) -> Any:
+    if hasattr(arg, "_ti_place_snode"):
+        return ("field", id(arg))
+    try:
+        hash(arg)
+        return ("value", type(arg).__name__, arg)
+    except TypeError:
+        return ("id", id(arg))
+
+
+def _as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
+    if not isinstance(arg, np.ndarray):
+        raise TypeError(f"kernel '{kernel_name}': argument '{spec.name}' must be a NumPy array "
+                        f"(ti.types.ndarray), got {type(arg).__name__}")
+    if spec.ndim and arg.ndim != spec.ndim:
+        raise ValueError(f"kernel '{kernel_name}': argument '{spec.name}' must have "
+                         f"{spec.ndim} dimension(s), got {arg.ndim}")
+    if spec.dtype is not None and to_dtype(arg.dtype) != spec.dtype:
+        raise ValueError(f"kernel '{kernel_name}': argument '{spec.name}' must have dtype "
+                         f"{spec.dtype}, got {arg.dtype}")
+    return arg
+
+
+def _runtime_arg(arg: Any, spec: ParamSpec) -> Any:
+    if spec.kind == "ndarray" and not arg.flags.c_contiguous:
+        raise ValueError(f"argument '{spec.name}': non-contiguous arrays are not supported yet; "
+                         "pass np.ascontiguousarray(a)")
+    return arg
+
+
+def _signature_text(names: list[str], specs: list[ParamSpec], args: tuple) -> str:
+    parts = []
+    for n, s, a in zip(names, specs, args):
+        if s.kind == "template":
+            label = getattr(a, "name", "") or n
+            shape = getattr(a, "shape", None)
+            desc = f"{label}: {a.dtype}{list(shape)}" if hasattr(a, "_ti_place_snode") else repr(a)
+            parts.append(f"{n}={desc}")
+        elif s.kind == "ndarray":
+            parts.append(f"{n}: ndarray[{a.dtype}, {a.ndim}d]")
+        else:
+            parts.append(f"{n}: {s.dtype} (runtime)")
+    return ", ".join(parts)
+
+
+def _publish_launch(kernel_obj: Kernel, entry: CacheEntry) -> None:
+    bus.publish("launched", kernel=kernel_obj, entry=entry)
+    if bus.wants("field_written"):
+        bus.publish("field_written", kernel=kernel_obj, snodes=entry.result.written_snodes)

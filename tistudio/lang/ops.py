@@ -1,0 +1,89 @@
+"""User-facing functions (`ti.sin`, `ti.atomic_add`, `ti.static`, ...).
+
+Inside a kernel the frontend recognises each by its `__ti_builtin__` name and compiles it (see
+`tistudio.frontend.builtins`). Called from plain Python, the math functions compute on Python
+numbers, and the kernel-only ones say so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from tistudio.frontend.builtins import BUILTINS
+
+
+def _builtin(name: str, python: Callable[..., Any] | None = None) -> Callable[..., Any]:
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if python is None:
+            raise RuntimeError(f"ti.{name}() can only be used inside a kernel or ti.func")
+        return python(*args, **kwargs)
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__ti_builtin__ = name  # type: ignore[attr-defined]
+    fn.__doc__ = f"Taichi's `{name}`."
+    return fn
+
+
+def _python_builtin(name: str) -> Callable[..., Any]:
+    impl = BUILTINS[name]
+    return lambda *args: impl(None, None, *args)
+
+
+def _static(value: Any, *more: Any) -> Any:
+    return value if not more else (value, *more)
+
+
+def _round(x: float) -> float:
+    return float(math.floor(x + 0.5)) if x >= 0 else -float(math.floor(-x + 0.5))
+
+
+static = _builtin("static", _static)
+static_print = _builtin("static_print", print)
+static_assert = _builtin("static_assert")
+loop_config = _builtin("loop_config", lambda **_: None)
+sin = _builtin("sin", math.sin)
+cos = _builtin("cos", math.cos)
+tan = _builtin("tan", math.tan)
+asin = _builtin("asin", math.asin)
+acos = _builtin("acos", math.acos)
+atan2 = _builtin("atan2", math.atan2)
+tanh = _builtin("tanh", math.tanh)
+exp = _builtin("exp", math.exp)
+log = _builtin("log", math.log)
+sqrt = _builtin("sqrt", math.sqrt)
+rsqrt = _builtin("rsqrt", lambda x: 1.0 / math.sqrt(x))
+floor = _builtin("floor", math.floor)
+ceil = _builtin("ceil", math.ceil)
+round = _builtin("round", _round)  # noqa: A001 - Taichi's name
+abs = _builtin("abs", lambda x: x if x >= 0 else -x)  # noqa: A001
+pow = _builtin("pow", lambda a, b: a**b)  # noqa: A001
+max = _builtin("max", _python_builtin("max"))  # noqa: A001
+min = _builtin("min", _python_builtin("min"))  # noqa: A001
+cast = _builtin("cast")
+bit_cast = _builtin("bit_cast")
+select = _builtin("select", lambda c, a, b: a if c else b)
+raw_div = _builtin("raw_div", lambda a, b: int(a / b) if isinstance(a, int) else a / b)
+raw_mod = _builtin("raw_mod", math.fmod)
+bit_shr = _builtin("bit_shr")
+atomic_add = _builtin("atomic_add")
+atomic_sub = _builtin("atomic_sub")
+atomic_min = _builtin("atomic_min")
+atomic_max = _builtin("atomic_max")
+atomic_and = _builtin("atomic_and")
+atomic_or = _builtin("atomic_or")
+atomic_xor = _builtin("atomic_xor")
+atomic_mul = _builtin("atomic_mul")
+
+
+def _ndrange(*args: Any) -> Any:
+    import itertools
+
+    ranges = [range(a[0], a[1]) if isinstance(a, (tuple, list)) else range(a) for a in args]
+    return itertools.product(*ranges)
+
+
+ndrange = _builtin("ndrange", _ndrange)
+grouped = _builtin("grouped")

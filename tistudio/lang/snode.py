@@ -1,0 +1,79 @@
+"""`ti.root` and the SNode-building API: `ti.root.dense(ti.ij, (16, 8)).place(x)`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tistudio.ir.snode import SNode
+from tistudio.lang import impl
+
+
+class Axis:
+    """`ti.i`, `ti.ij`, `ti.axes(0, 2)`: which field axes a dense level indexes."""
+
+    def __init__(self, *axes: int) -> None:
+        self.axes = tuple(axes)
+
+
+i, j, k, l = Axis(0), Axis(1), Axis(2), Axis(3)  # noqa: E741 - Taichi's names
+ij, ik, jk, ijk, ijkl = Axis(0, 1), Axis(0, 2), Axis(1, 2), Axis(0, 1, 2), Axis(0, 1, 2, 3)
+
+
+def axes(*indices: int) -> Axis:
+    return Axis(*indices)
+
+
+class SNodeBuilder:
+    """A user handle on an SNode under construction (`ti.root`, the result of `.dense`)."""
+
+    def __init__(self, snode: SNode | None) -> None:
+        self._snode = snode  # None: the current program's pending root, resolved on use
+
+    @property
+    def ptr(self) -> SNode:
+        return self._snode if self._snode is not None else impl.get_program().pending_root
+
+    def dense(self, axis: Axis, dimensions: Any) -> SNodeBuilder:
+        sizes = (dimensions,) * len(axis.axes) if isinstance(dimensions, int) else tuple(
+            dimensions)
+        if len(sizes) != len(axis.axes):
+            raise ValueError(f"dense() got {len(axis.axes)} axes but {len(sizes)} sizes")
+        if any(int(s) <= 0 for s in sizes):
+            raise ValueError(f"dense() sizes must be positive, got {sizes}")
+        program = impl.get_program()
+        parent = self.ptr
+        self._check_open(parent, program)
+        return SNodeBuilder(parent.dense(axis.axes, tuple(int(s) for s in sizes),
+                                         program.new_snode_id()))
+
+    def place(self, *fields: Any) -> SNodeBuilder:
+        program = impl.get_program()
+        parent = self.ptr
+        self._check_open(parent, program)
+        for f in fields:
+            f._attach(parent.place(f.dtype, program.new_snode_id(), f._name))
+        return self
+
+    def pointer(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
+        raise NotImplementedError("ti.root.pointer(): sparse SNodes are not supported yet")
+
+    def bitmasked(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
+        raise NotImplementedError("ti.root.bitmasked(): sparse SNodes are not supported yet")
+
+    def dynamic(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
+        raise NotImplementedError("ti.root.dynamic(): dynamic SNodes are not supported yet")
+
+    @staticmethod
+    def _check_open(node: SNode, program: Any) -> None:
+        root = node.path()[0]
+        if root.tree_id < len(program.trees):
+            raise RuntimeError(
+                "this SNode tree is already in use by a kernel or from Python; "
+                "declare fields before launching kernels, or on a new ti.root")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.ptr.shape
+
+
+root = SNodeBuilder(None)

@@ -1,0 +1,96 @@
+"""Annotation objects: `ti.template()`, `ti.types.ndarray(...)`, and the dtype names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tistudio.ir.types import (
+    PRIMITIVE_TYPES,
+    PrimitiveType,
+    f16,
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    u1,
+    u8,
+    u16,
+    u32,
+    u64,
+)
+
+__all__ = ["f16", "f32", "f64", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64"]
+
+
+class Template:
+    """`ti.template()`: the argument is a compile-time value (a field, a Python number...)."""
+
+    __ti_template__ = True
+
+    def __repr__(self) -> str:
+        return "ti.template()"
+
+
+def template() -> Template:
+    return Template()
+
+
+@dataclass(frozen=True)
+class NdarrayType:
+    """`ti.types.ndarray(dtype=..., ndim=...)`: a NumPy array passed by reference."""
+
+    dtype: PrimitiveType | None = None
+    ndim: int | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> NdarrayType:
+        return ndarray(*args, **kwargs)
+
+
+def ndarray(dtype: Any = None, ndim: int | None = None, **_: Any) -> NdarrayType:
+    return NdarrayType(to_dtype(dtype) if dtype is not None else None, ndim)
+
+
+_NUMPY_TO_TI = {np.dtype(t.numpy_name): t for t in PRIMITIVE_TYPES if t.kind != "bool"}
+_NUMPY_TO_TI[np.dtype(bool)] = u1
+
+
+def to_dtype(value: Any) -> PrimitiveType:
+    """Accept `ti.f32`, Python `int`/`float` (the defaults), or a NumPy dtype."""
+    from tistudio.lang import impl
+
+    if isinstance(value, PrimitiveType):
+        return value
+    if value is int:
+        return impl.current_config().default_ip
+    if value is float:
+        return impl.current_config().default_fp
+    try:
+        return _NUMPY_TO_TI[np.dtype(value)]
+    except (TypeError, KeyError):
+        raise TypeError(f"{value!r} is not a Taichi data type") from None
+
+
+def numpy_dtype(dtype: PrimitiveType) -> np.dtype:
+    return np.dtype(dtype.numpy_name)
+
+
+class _TypesNamespace:
+    """`ti.types`: `ti.types.ndarray`, `ti.types.template`, and the primitive type names."""
+
+    ndarray = staticmethod(ndarray)
+    template = Template
+
+    def __getattr__(self, name: str) -> Any:
+        from tistudio.ir.types import TYPES_BY_NAME
+
+        if name in TYPES_BY_NAME:
+            return TYPES_BY_NAME[name]
+        raise AttributeError(name)
+
+
+types = _TypesNamespace()

@@ -1,0 +1,225 @@
+"""Lower the frontend AST (lower_ast).
+
+The frontend builds statements holding whole expression trees, like `x[i] = a + b * 2`. This
+pass flattens every tree into one statement per operation, in evaluation order, so that each
+intermediate value gets a name (`$3 = mul $2 $1`): the SSA form every later pass works on.
+Variables become `alloca`s read and written by `local load`/`local store`, loops become
+`RangeFor`/`StructFor` with `loop index` statements, and `and`/`or` short-circuit through an
+`if`. Types come from the frontend; `type_check` inserts the casts they imply.
+"""
+
+from __future__ import annotations
+
+from tistudio.ir import frontend as fe
+from tistudio.ir.ops import BinaryOpType, UnaryOpType
+from tistudio.ir.statements import (
+    Alloca,
+    ArgLoad,
+    AtomicOp,
+    BinaryOp,
+    Break,
+    Const,
+    Continue,
+    ExternalPtr,
+    ExternalTensorShape,
+    GlobalLoad,
+    GlobalPtr,
+    GlobalStore,
+    If,
+    LocalLoad,
+    LocalStore,
+    LoopIndex,
+    RangeFor,
+    Return,
+    StructFor,
+    TernaryOp,
+    UnaryOp,
+    While,
+)
+from tistudio.ir.stmt import Block, Kernel, Stmt
+from tistudio.ir.types import PointerType, i32, u1
+from tistudio.passes.context import PassContext
+
+
+class _Lowerer:
+    def __init__(self) -> None:
+        self.vars: dict[fe.Identifier, Stmt] = {}
+        self.loop_vars: dict[int, Stmt] = {}  # id(LoopVarExpr) -> index value
+        self.out: list[Block] = []
+
+    def add(self, stmt: Stmt, loc: object) -> Stmt:
+        stmt.loc = loc  # type: ignore[assignment]
+        return self.out[-1].append(stmt)
+
+    def lower_block(self, source: Block) -> Block:
+        block = Block()
+        self.out.append(block)
+        for stmt in source:
+            getattr(self, f"lower_{type(stmt).__name__}")(stmt)
+        self.out.pop()
+        return block
+
+    # --- statements ------------------------------------------------------------------------
+
+    def lower_FrontendAlloca(self, s: fe.FrontendAlloca) -> None:
+        alloca = self.add(Alloca(ret_type=PointerType(s.var.dtype)), s.loc)
+        self.vars[s.var] = alloca
+        if s.init is not None:
+            self.add(LocalStore(alloca, self.expr(s.init)), s.loc)
+
+    def lower_FrontendAssign(self, s: fe.FrontendAssign) -> None:
+        value = self.expr(s.rhs)
+        ptr = self.address(s.lhs)
+        store = LocalStore if isinstance(s.lhs, fe.IdExpr) else GlobalStore
+        self.add(store(ptr, value), s.loc)
+
+    def lower_FrontendExprStmt(self, s: fe.FrontendExprStmt) -> None:
+        self.expr(s.expr)
+
+    def lower_FrontendIf(self, s: fe.FrontendIf) -> None:
+        cond = self.expr(s.cond)
+        stmt = If(cond)
+        stmt.set_block("true_block", self.lower_block(s.true_block))
+        stmt.set_block("false_block", self.lower_block(s.false_block))
+        self.add(stmt, s.loc)
+
+    def lower_FrontendWhile(self, s: fe.FrontendWhile) -> None:
+        loop = While()
+        self.add(loop, s.loc)
+        self.out.append(loop.body)
+        cond = self.expr(s.cond)
+        stop = UnaryOp(UnaryOpType.logic_not, cond, ret_type=u1)
+        self.add(stop, s.loc)
+        exit_if = self.add(If(stop), s.loc)
+        exit_if.true_block.append(Break(loc=s.loc))
+        for stmt in s.body:
+            getattr(self, f"lower_{type(stmt).__name__}")(stmt)
+        self.out.pop()
+
+    def lower_FrontendBreak(self, s: fe.FrontendBreak) -> None:
+        self.add(Break(), s.loc)
+
+    def lower_FrontendContinue(self, s: fe.FrontendContinue) -> None:
+        self.add(Continue(), s.loc)
+
+    def lower_FrontendReturn(self, s: fe.FrontendReturn) -> None:
+        self.add(Return([self.expr(v) for v in s.values]), s.loc)
+
+    def lower_FrontendFor(self, s: fe.FrontendFor) -> None:
+        if s.snode is not None:
+            loop: Stmt = StructFor(s.snode.parent)
+            self.add(loop, s.loc)
+            for k, var in enumerate(s.loop_var_exprs):
+                self.loop_vars[id(var)] = LoopIndex(loop, k, ret_type=i32, loc=s.loc)
+            self.out.append(loop.body)
+            for var in s.loop_var_exprs:
+                self.add(self.loop_vars[id(var)], s.loc)
+        elif s.ranges:
+            loop = self.lower_ndrange(s)
+        else:
+            begin, end = self.expr(s.begin), self.expr(s.end)
+            loop = self.add(RangeFor(begin, end, serialize=not s.parallel), s.loc)
+            self.out.append(loop.body)
+            self.loop_vars[id(s.loop_var_exprs[0])] = self.add(LoopIndex(loop, 0, ret_type=i32),
+                                                               s.loc)
+        for stmt in s.body:
+            getattr(self, f"lower_{type(stmt).__name__}")(stmt)
+        self.out.pop()
+
+    def lower_ndrange(self, s: fe.FrontendFor) -> Stmt:
+        """`for i, j in ndrange((a, b), (c, d))` loops once over the product of the extents;
+        `i` and `j` are recovered from the flat index with division and remainder."""
+        zero = self.add(Const(0, ret_type=i32), s.loc)
+        begins, extents = [], []
+        for b, e in s.ranges:
+            begin, end = self.expr(b), self.expr(e)
+            diff = self.add(BinaryOp(BinaryOpType.sub, end, begin, ret_type=i32), s.loc)
+            extents.append(self.add(BinaryOp(BinaryOpType.max, diff, zero, ret_type=i32), s.loc))
+            begins.append(begin)
+        total = extents[0]
+        for ext in extents[1:]:
+            total = self.add(BinaryOp(BinaryOpType.mul, total, ext, ret_type=i32), s.loc)
+        loop = self.add(RangeFor(zero, total, serialize=not s.parallel), s.loc)
+        self.out.append(loop.body)
+        flat = self.add(LoopIndex(loop, 0, ret_type=i32), s.loc)
+        for k in reversed(range(len(extents))):
+            idx = flat
+            if k > 0:
+                idx = self.add(BinaryOp(BinaryOpType.mod, flat, extents[k], ret_type=i32), s.loc)
+                flat = self.add(BinaryOp(BinaryOpType.div, flat, extents[k], ret_type=i32), s.loc)
+            value = self.add(BinaryOp(BinaryOpType.add, begins[k], idx, ret_type=i32), s.loc)
+            self.loop_vars[id(s.loop_var_exprs[k])] = value
+        return loop
+
+    # --- expressions -----------------------------------------------------------------------
+
+    def expr(self, e: fe.Expr) -> Stmt:
+        return getattr(self, f"expr_{type(e).__name__}")(e)
+
+    def expr_ConstExpr(self, e: fe.ConstExpr) -> Stmt:
+        return self.add(Const(e.value, ret_type=e.dtype), e.loc)
+
+    def expr_ArgLoadExpr(self, e: fe.ArgLoadExpr) -> Stmt:
+        return self.add(ArgLoad(e.arg_id, ret_type=e.dtype), e.loc)
+
+    def expr_IdExpr(self, e: fe.IdExpr) -> Stmt:
+        return self.add(LocalLoad(self.vars[e.var], ret_type=e.var.dtype), e.loc)
+
+    def expr_LoopVarExpr(self, e: fe.LoopVarExpr) -> Stmt:
+        return self.loop_vars[id(e)]
+
+    def expr_UnaryOpExpr(self, e: fe.UnaryOpExpr) -> Stmt:
+        return self.add(UnaryOp(e.op, self.expr(e.operand), ret_type=e.dtype), e.loc)
+
+    def expr_BinaryOpExpr(self, e: fe.BinaryOpExpr) -> Stmt:
+        lhs, rhs = self.expr(e.lhs), self.expr(e.rhs)
+        return self.add(BinaryOp(e.op, lhs, rhs, ret_type=e.dtype), e.loc)
+
+    def expr_TernaryOpExpr(self, e: fe.TernaryOpExpr) -> Stmt:
+        cond, a, b = self.expr(e.cond), self.expr(e.a), self.expr(e.b)
+        return self.add(TernaryOp(e.op, cond, a, b, ret_type=e.dtype), e.loc)
+
+    def expr_LogicalExpr(self, e: fe.LogicalExpr) -> Stmt:
+        """`a and b`: result = a; if a: result = b  (`or`: if not a: result = b)."""
+        result = self.add(Alloca(ret_type=PointerType(u1)), e.loc)
+        lhs = self.expr(e.lhs)
+        self.add(LocalStore(result, lhs), e.loc)
+        cond = lhs
+        if e.op is BinaryOpType.logical_or:
+            cond = self.add(UnaryOp(UnaryOpType.logic_not, lhs, ret_type=u1), e.loc)
+        branch = self.add(If(cond), e.loc)
+        self.out.append(branch.true_block)
+        self.add(LocalStore(result, self.expr(e.rhs)), e.loc)
+        self.out.pop()
+        return self.add(LocalLoad(result, ret_type=u1), e.loc)
+
+    def expr_FieldIndexExpr(self, e: fe.FieldIndexExpr) -> Stmt:
+        return self.add(GlobalLoad(self.address(e), ret_type=e.dtype), e.loc)
+
+    def expr_ExternalIndexExpr(self, e: fe.ExternalIndexExpr) -> Stmt:
+        return self.add(GlobalLoad(self.address(e), ret_type=e.dtype), e.loc)
+
+    def expr_ExternalShapeExpr(self, e: fe.ExternalShapeExpr) -> Stmt:
+        return self.add(ExternalTensorShape(e.arg_id, e.axis, ret_type=i32), e.loc)
+
+    def expr_AtomicOpExpr(self, e: fe.AtomicOpExpr) -> Stmt:
+        val = self.expr(e.val)
+        dest = self.address(e.dest)
+        return self.add(AtomicOp(e.op, dest, val, ret_type=e.dtype), e.loc)
+
+    def address(self, e: fe.Expr) -> Stmt:
+        """The pointer an lvalue expression denotes."""
+        if isinstance(e, fe.IdExpr):
+            return self.vars[e.var]
+        indices = [self.expr(i) for i in e.indices]  # type: ignore[attr-defined]
+        if isinstance(e, fe.FieldIndexExpr):
+            return self.add(GlobalPtr(e.snode, indices, ret_type=PointerType(e.dtype)), e.loc)
+        assert isinstance(e, fe.ExternalIndexExpr)
+        return self.add(ExternalPtr(e.arg_id, indices, ret_type=PointerType(e.dtype)), e.loc)
+
+
+def run(kernel: Kernel, ctx: PassContext) -> bool:
+    lowered = _Lowerer().lower_block(kernel.body)
+    kernel.body.take_all()
+    kernel.body.extend(lowered.take_all())
+    return True

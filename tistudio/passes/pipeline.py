@@ -1,0 +1,130 @@
+"""The one place that says which passes run, in which order, for which arch.
+
+`compile_to_final_ir` takes the frontend IR of one kernel instantiation to the final IR the back
+ends consume (see docs/compiler-contract.md). With recording on (always in the studio, or with
+`ti.init(print_ir=True)`), every pass that ran leaves a `PassRecord`: its name, its docstring
+for students, how long it took, the IR after it and its statement count.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+from tistudio.ir.printer import print_ir
+from tistudio.ir.stmt import Kernel
+from tistudio.ir.verifier import InternalCompilerError, verify
+from tistudio.passes import (
+    alg_simp,
+    constant_fold,
+    cse,
+    demote_atomics,
+    demote_dense_struct_fors,
+    demote_operations,
+    die,
+    loop_invariant_code_motion,
+    lower_access,
+    lower_ast,
+    make_thread_local,
+    offload,
+    store_forwarding,
+    type_check,
+)
+from tistudio.passes.context import PassContext
+
+SIMPLIFY = (constant_fold, alg_simp, cse, store_forwarding, loop_invariant_code_motion, die)
+MAX_SIMPLIFY_ROUNDS = 20
+
+
+@dataclass(frozen=True)
+class PassRecord:
+    """What one pass did to one kernel instantiation."""
+
+    name: str
+    doc: str
+    ms: float
+    ir_text: str
+    stmt_count: int
+    changed: bool = True
+
+
+def _doc(module: ModuleType) -> str:
+    return (module.__doc__ or "").strip()
+
+
+def _short_name(module: ModuleType) -> str:
+    return module.__name__.rsplit(".", 1)[-1]
+
+
+class PassRunner:
+    """Runs passes on one kernel, verifying and recording as the config asks."""
+
+    def __init__(self, kernel: Kernel, ctx: PassContext, record: bool,
+                 echo: Callable[[str], None] | None = None) -> None:
+        self.kernel, self.ctx, self.record, self.echo = kernel, ctx, record, echo
+        self.records: list[PassRecord] = []
+        self.verify = ctx.config.verify_passes or ctx.config.debug
+
+    def snapshot(self, name: str, doc: str, ms: float, changed: bool = True) -> None:
+        if not (self.record or self.echo):
+            return
+        text = print_ir(self.kernel)
+        if self.record:
+            self.records.append(
+                PassRecord(name, doc, ms, text, self.kernel.stmt_count(), changed))
+        if self.echo:
+            self.echo(f"[{self.kernel.name}] {name}:\n{text}")
+
+    def run(self, module: ModuleType, label: str = "", typed: bool = True) -> bool:
+        start = time.perf_counter()
+        changed = bool(module.run(self.kernel, self.ctx))
+        ms = (time.perf_counter() - start) * 1e3
+        name = label or _short_name(module)
+        if self.verify:
+            verify(self.kernel, after=name, typed=typed)
+        self.snapshot(name, _doc(module), ms, changed)
+        return changed
+
+    def simplify(self, label: str) -> None:
+        for _ in range(MAX_SIMPLIFY_ROUNDS):
+            changed = False
+            for module in SIMPLIFY:
+                changed |= self.run_quiet(module, f"{_short_name(module)} ({label})")
+            if not changed:
+                return
+        raise InternalCompilerError(f"simplify did not reach a fixed point in {label}")
+
+    def run_quiet(self, module: ModuleType, name: str) -> bool:
+        """Run a simplify sub-pass; it is recorded only if it changed something."""
+        start = time.perf_counter()
+        changed = bool(module.run(self.kernel, self.ctx))
+        ms = (time.perf_counter() - start) * 1e3
+        if self.verify:
+            verify(self.kernel, after=name)
+        if changed:
+            self.snapshot(name, _doc(module), ms)
+        return changed
+
+
+def compile_to_final_ir(kernel: Kernel, ctx: PassContext, record: bool = False,
+                        echo: Callable[[str], None] | None = None) -> list[PassRecord]:
+    """Run the whole pipeline on `kernel` (frontend IR in, final IR out); return the records."""
+    runner = PassRunner(kernel, ctx, record, echo)
+    runner.snapshot("initial IR", "The frontend IR built from the Python AST.", 0.0)
+    runner.run(lower_ast, typed=False)
+    runner.run(type_check)
+    runner.simplify("simplify I")
+    runner.run(offload)
+    runner.simplify("simplify II")
+    runner.run(demote_atomics)
+    runner.run(demote_dense_struct_fors)
+    if ctx.arch == "cpu" and ctx.config.make_thread_local:
+        runner.run(make_thread_local)
+        runner.run(demote_atomics, "demote_atomics II")
+    runner.simplify("simplify III")
+    runner.run(lower_access)
+    runner.run(demote_operations)
+    runner.simplify("simplify IV")
+    return runner.records

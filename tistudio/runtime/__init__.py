@@ -1,0 +1,1 @@
+"""The runtime: field memory, compiling through the pipeline and a back end, launching."""

@@ -1,0 +1,145 @@
+"""`Program`: one `ti.init()`'s worth of state — config, field memory, the back end.
+
+Fields live in SNode trees. Fields declared before the first kernel launch (or the first access
+from Python) share one tree; materialising a tree lays it out and allocates one zeroed NumPy
+buffer for it, which never moves, so kernels receive its address once per launch from a list and
+`to_numpy()` of a dense field is a copy of a strided view. Later fields go into a new tree.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tistudio.ir.config import CompileConfig
+from tistudio.ir.snode import SNode, finalize_layout
+from tistudio.ir.stmt import Kernel
+from tistudio.passes.context import PassContext
+
+if TYPE_CHECKING:
+    from tistudio.passes.pipeline import PassRecord
+
+_ALIGN = 64
+
+
+@dataclass
+class SNodeTree:
+    """A materialised SNode tree: its root and the buffer holding all its fields."""
+
+    id: int
+    root: SNode
+    buffer: np.ndarray
+    address: int
+
+
+@dataclass
+class CompileResult:
+    """What compiling one kernel instantiation produced."""
+
+    executable: Any
+    records: list[PassRecord]
+    warnings: list[tuple[str, object]]
+    final_ir: Kernel
+    frontend_ms: float = 0.0
+    passes_ms: float = 0.0
+    backend_ms: float = 0.0
+    written_snodes: list[SNode] = field(default_factory=list)
+
+
+class Program:
+    """The state behind the `ti.*` API between `ti.init()` and `ti.reset()`."""
+
+    def __init__(self, config: CompileConfig) -> None:
+        self.config = config
+        self.trees: list[SNodeTree] = []
+        self.root_addresses: list[int] = []
+        self._next_snode_id = 0
+        self._pending: SNode | None = None
+        self.kernel_counter = 0
+        self._backend: Any = None
+
+    # --- SNodes and memory -----------------------------------------------------------------
+
+    def new_snode_id(self) -> int:
+        self._next_snode_id += 1
+        return self._next_snode_id - 1
+
+    @property
+    def pending_root(self) -> SNode:
+        """The root that new fields are placed under (a new tree after each materialise)."""
+        if self._pending is None:
+            self._pending = SNode(self.new_snode_id(), "root", tree_id=len(self.trees))
+        return self._pending
+
+    @property
+    def has_pending_fields(self) -> bool:
+        return self._pending is not None and bool(self._pending.children)
+
+    def materialize(self) -> None:
+        """Allocate memory for the fields declared since the last materialisation."""
+        if not self.has_pending_fields:
+            return
+        root = self._pending
+        assert root is not None
+        size = max(finalize_layout(root), 1)
+        raw = np.zeros(size + _ALIGN, dtype=np.uint8)
+        start = (-raw.ctypes.data) % _ALIGN
+        buffer = raw[start : start + size]
+        tree = SNodeTree(root.tree_id, root, buffer, buffer.ctypes.data)
+        self.trees.append(tree)
+        self.root_addresses.append(tree.address)
+        self._pending = None
+
+    def tree_of(self, snode: SNode) -> SNodeTree:
+        if snode.tree_id >= len(self.trees):
+            self.materialize()
+        return self.trees[snode.tree_id]
+
+    # --- compiling -------------------------------------------------------------------------
+
+    @property
+    def backend(self) -> Any:
+        if self._backend is None:
+            from tistudio.backends.llvm.backend import CpuBackend
+
+            self._backend = CpuBackend(self.config.cpu_max_num_threads)
+        return self._backend
+
+    def compile(self, kernel: Kernel, record: bool = False,
+                echo: Callable[[str], None] | None = None) -> CompileResult:
+        """Run the pass pipeline on the frontend IR `kernel`, then the back end."""
+        from tistudio.passes.pipeline import compile_to_final_ir
+
+        ctx = PassContext(self.config)
+        start = time.perf_counter()
+        records = compile_to_final_ir(kernel, ctx, record=record, echo=echo)
+        mid = time.perf_counter()
+        executable = self.backend.compile(kernel, self.config)
+        end = time.perf_counter()
+        return CompileResult(executable, records, ctx.warnings, kernel,
+                             passes_ms=(mid - start) * 1e3, backend_ms=(end - mid) * 1e3,
+                             written_snodes=written_snodes(kernel))
+
+    def sync(self) -> None:
+        """CPU launches are synchronous; nothing to wait for."""
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+
+
+def written_snodes(kernel: Kernel) -> list[SNode]:
+    """Place SNodes a kernel may write (for `field_written` events), found in its final IR."""
+    from tistudio.ir.statements import AtomicOp, GetCh, GlobalStore
+
+    found: dict[int, SNode] = {}
+    for stmt in kernel.walk():
+        ptr = stmt.ptr if isinstance(stmt, GlobalStore) else (
+            stmt.dest if isinstance(stmt, AtomicOp) else None)
+        if isinstance(ptr, GetCh) and ptr.child.type == "place":
+            found[ptr.child.id] = ptr.child
+    return list(found.values())
