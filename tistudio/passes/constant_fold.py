@@ -27,7 +27,8 @@ Value = int | float | bool
 
 
 def run(kernel: Kernel, ctx: PassContext) -> bool:
-    return rewrite_in_order(kernel, _fold)
+    with np.errstate(all="ignore"):  # 1.0 / 0.0 is inf, as in IEEE; no need to warn about it
+        return rewrite_in_order(kernel, _fold)
 
 
 def _fold(stmt: Stmt) -> Stmt | None:
@@ -170,8 +171,7 @@ def _np(value: Value, t: PrimitiveType) -> np.generic:
 def _float_op(fn: object, t: PrimitiveType, *values: Value) -> float | None:
     if fn is None:
         return None
-    with np.errstate(all="ignore"):
-        result = fn(*(_np(v, t) for v in values))  # type: ignore[operator]
+    result = fn(*(_np(v, t) for v in values))  # type: ignore[operator]
     return None if result is None else float(result)
 
 
