@@ -1,0 +1,16 @@
+"""One CPU back end for the whole test session (its JIT engine is shared, as in a Program)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tistudio.backends.llvm import CpuBackend
+
+
+@pytest.fixture(scope="session")
+def backend() -> Iterator[CpuBackend]:
+    cpu = CpuBackend(num_threads=4)
+    yield cpu
+    cpu.close()

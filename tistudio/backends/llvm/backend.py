@@ -1,0 +1,66 @@
+"""`CpuBackend`: what the CPU back end shares between kernels, and `compile_kernel`.
+
+The runtime's `Program` creates one `CpuBackend` and passes it to `compile_kernel`; it owns the
+JIT engine (one TargetMachine and one MCJIT engine for the process, created on first compile)
+and the one thread pool (whose workers start on the first parallel launch). `default_backend()`
+is a cached factory for callers without a `Program` (tests, the AOT loader): a process has one
+set of cores, and two pools on them starve each other, so sharing one is the right default.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import re
+import threading
+
+from tistudio.backends.llvm.codegen import build_module
+from tistudio.backends.llvm.context import ContextLayout
+from tistudio.backends.llvm.executable import CpuExecutable
+from tistudio.backends.llvm.jit import JitEngine
+from tistudio.backends.llvm.thread_pool import ThreadPool
+from tistudio.ir.config import CompileConfig
+from tistudio.ir.stmt import Kernel
+
+
+class CpuBackend:
+    """The CPU back end's shared state: a lazily created JIT engine and one thread pool."""
+
+    def __init__(self, num_threads: int | None = None) -> None:
+        self.pool = ThreadPool(num_threads or os.cpu_count() or 1)
+        self._jit: JitEngine | None = None
+        self._jit_lock = threading.Lock()
+        self._kernel_ids = itertools.count()
+
+    @property
+    def jit(self) -> JitEngine:
+        with self._jit_lock:
+            if self._jit is None:
+                self._jit = JitEngine()
+            return self._jit
+
+    def compile(self, kernel: Kernel, config: CompileConfig) -> CpuExecutable:
+        """Final IR of `kernel` -> a launchable `CpuExecutable`."""
+        layout = ContextLayout.of(kernel)
+        prefix = f"{re.sub(r'[^0-9A-Za-z_]', '_', kernel.name)}_{next(self._kernel_ids)}"
+        module, functions = build_module(kernel, config, layout, prefix)
+        compiled = self.jit.compile(module, functions, config.opt_level)
+        return CpuExecutable(kernel, config, layout, compiled, self.pool)
+
+    def close(self) -> None:
+        """Stop the pool's workers (compiled kernels stay valid; the pool restarts on demand)."""
+        self.pool.close()
+
+
+@functools.cache
+def default_backend() -> CpuBackend:
+    """The process-wide backend for callers that do not own one (see the module docstring)."""
+    return CpuBackend()
+
+
+def compile_kernel(
+    kernel: Kernel, config: CompileConfig, backend: CpuBackend | None = None
+) -> CpuExecutable:
+    """Compile the final IR of `kernel` for this CPU (with `backend`, or the default one)."""
+    return (backend or default_backend()).compile(kernel, config)

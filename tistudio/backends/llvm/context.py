@@ -1,0 +1,66 @@
+"""The argument buffer ("context") that every task function of a kernel receives.
+
+Each compiled kernel owns ONE preallocated buffer of 8-byte slots; its address is the `ctx`
+argument of every task (`void task(i8* ctx)` / `void task(i8* ctx, i32 lo, i32 hi)`). Passing one
+pointer is the cheapest ctypes call (~0.13 us), and the launcher only rewrites the slots that
+changed. Slots, in order:
+
+    slot 0                 address of the kernel's global-temporary buffer (`gtmp_size` bytes,
+                           allocated once per compiled kernel; values that cross tasks)
+    slots 1 .. R           return values: value k in the low bytes of slot 1 + k, as its type
+    next, one per tree     base address of each SNode tree the kernel uses (`GetRoot`), by tree id
+    next, per parameter    scalar: one slot, the value in the low bytes with the param's dtype
+                           (u1 as one byte 0/1); ndarray: one slot with the data address, then
+                           `ndim` slots with the extents as i64
+
+All values are little-endian, so a 4-byte value sits at byte offset `8 * slot`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tistudio.ir.statements import GetRoot
+from tistudio.ir.stmt import Kernel
+
+SLOT_BYTES = 8
+GTMP_SLOT = 0
+
+
+@dataclass(frozen=True)
+class ParamSlots:
+    """Where one kernel parameter lives: its first slot, and for ndarrays its shape slots."""
+
+    kind: str  # "scalar" | "ndarray"
+    slot: int  # scalar value, or ndarray data address
+    shape_slots: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class ContextLayout:
+    """Slot numbers of one kernel's argument buffer; shared by code generation and launch."""
+
+    num_returns: int
+    root_slots: dict[int, int] = field(default_factory=dict)  # tree id -> slot
+    params: tuple[ParamSlots, ...] = ()
+    num_slots: int = 1
+
+    def return_slot(self, index: int) -> int:
+        return 1 + index
+
+    @classmethod
+    def of(cls, kernel: Kernel) -> ContextLayout:
+        next_slot = 1 + len(kernel.ret_types)
+        trees = sorted({s.tree_id for s in kernel.walk() if isinstance(s, GetRoot)})
+        root_slots = {tree: next_slot + i for i, tree in enumerate(trees)}
+        next_slot += len(trees)
+        params = []
+        for param in kernel.params:
+            if param.kind == "ndarray":
+                shape = tuple(range(next_slot + 1, next_slot + 1 + param.ndim))
+                params.append(ParamSlots("ndarray", next_slot, shape))
+                next_slot += 1 + param.ndim
+            else:
+                params.append(ParamSlots("scalar", next_slot))
+                next_slot += 1
+        return cls(len(kernel.ret_types), root_slots, tuple(params), next_slot)

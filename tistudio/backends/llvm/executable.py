@@ -1,0 +1,202 @@
+"""A compiled kernel and its launcher: fill the argument buffer, run the tasks, read returns.
+
+Launch overhead matters (a cached tiny kernel should cost a few microseconds), so everything that
+can be decided at compile time is: each parameter gets a setter bound to its slot of the argument
+buffer, each task gets a ready-made runner, each return value a getter. A launch is then three
+short loops over those lists. ndarray data addresses are cached per parameter and reused while
+the same live array object (same shape) comes back, because `arr.ctypes.data` alone costs more
+than the whole kernel call (~0.7 us).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from tistudio.backends.llvm.context import GTMP_SLOT, SLOT_BYTES, ContextLayout, ParamSlots
+from tistudio.backends.llvm.jit import CompiledModule
+from tistudio.backends.llvm.thread_pool import ThreadPool
+from tistudio.ir.config import CompileConfig
+from tistudio.ir.ops import TaskType
+from tistudio.ir.statements import Offloaded
+from tistudio.ir.stmt import Kernel, Param
+from tistudio.ir.types import PrimitiveType
+
+SERIAL_TASK = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+RANGE_TASK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32)
+
+_CTYPES: dict[str, Any] = {
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "u1": ctypes.c_bool,
+    "u8": ctypes.c_uint8,
+    "u16": ctypes.c_uint16,
+    "u32": ctypes.c_uint32,
+    "u64": ctypes.c_uint64,
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+}
+
+
+class CpuExecutable:
+    """One compiled kernel: call `launch(args, roots)` to run it.
+
+    `llvm_ir` is the module as emitted, `llvm_ir_optimized` after O3, `assembly` the machine code
+    (computed on first access). Launches from several Python threads are serialised by a lock,
+    because they share one argument buffer.
+    """
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        config: CompileConfig,
+        layout: ContextLayout,
+        compiled: CompiledModule,
+        pool: ThreadPool,
+    ) -> None:
+        self.name = kernel.name
+        self.layout = layout
+        self.compiled = compiled
+        self.llvm_ir = compiled.llvm_ir
+        self.llvm_ir_optimized = compiled.llvm_ir_optimized
+        self._buffer = (ctypes.c_int64 * layout.num_slots)()
+        self._gtmp = (ctypes.c_int64 * max(1, -(-kernel.gtmp_size // 8)))()
+        self._buffer[GTMP_SLOT] = ctypes.addressof(self._gtmp)
+        self.ctx = ctypes.addressof(self._buffer)
+        self._lock = threading.Lock()
+        self._num_params = len(kernel.params)
+        self._setters = [self._param_setter(p, s) for p, s in zip(kernel.params, layout.params)]
+        self._roots = list(layout.root_slots.items())
+        self._getters = [
+            _slot_accessor(self._buffer, layout.return_slot(k), t)[1]
+            for k, t in enumerate(kernel.ret_types)
+        ]
+        tasks = [t for t in kernel.body if isinstance(t, Offloaded)]
+        self._runners = [
+            self._runner(task, address, pool, config.cpu_max_num_threads)
+            for task, address in zip(tasks, compiled.addresses)
+        ]
+
+    @property
+    def assembly(self) -> str:
+        return self.compiled.assembly
+
+    def launch(self, args: Sequence[Any], roots: Sequence[int]) -> tuple:
+        """Run the kernel with one argument per parameter and the base address of each SNode
+        tree; return the kernel's return values as Python scalars."""
+        if len(args) != self._num_params:
+            raise TypeError(f"kernel {self.name!r} takes {self._num_params} arguments")
+        with self._lock:
+            for setter, arg in zip(self._setters, args):
+                setter(arg)
+            buffer = self._buffer
+            for tree, slot in self._roots:
+                buffer[slot] = roots[tree]
+            for run in self._runners:
+                run()
+            getters = self._getters
+            if not getters:
+                return ()
+            return tuple([get() for get in getters])
+
+    # --- compile-time preparation -------------------------------------------------------------
+
+    def _param_setter(self, param: Param, slots: ParamSlots) -> Callable[[Any], None]:
+        if param.kind == "ndarray":
+            return _array_setter(self._buffer, param, slots)
+        if param.kind != "scalar" or not isinstance(param.dtype, PrimitiveType):
+            raise TypeError(f"parameter {param.name!r}: unsupported kind {param.kind!r}")
+        return _scalar_setter(self._buffer, param, slots.slot)
+
+    def _runner(
+        self, task: Offloaded, address: int, pool: ThreadPool, threads: int
+    ) -> Callable[[], None]:
+        if task.task_type is not TaskType.range_for:
+            return partial(SERIAL_TASK(address), self.ctx)
+        fn = RANGE_TASK(address)
+        if task.const_begin and task.const_end:
+            return partial(pool.parallel_for, fn, self.ctx, task.begin, task.end, threads)
+        begin = self._bound(task.const_begin, task.begin)
+        end = self._bound(task.const_end, task.end)
+        ctx = self.ctx
+
+        def run_dynamic() -> None:  # bounds written by an earlier task of this launch
+            pool.parallel_for(fn, ctx, begin(), end(), threads)
+
+        return run_dynamic
+
+    def _bound(self, const: bool, value: int) -> Callable[[], int]:
+        if const:
+            return partial(int, value)
+        if value % 4 or value + 4 > ctypes.sizeof(self._gtmp):
+            raise ValueError(f"range bound at gtmp offset {value} is outside the buffer")
+        cell = ctypes.c_int32.from_buffer(self._gtmp, value)
+        return partial(getattr, cell, "value")
+
+
+def _slot_accessor(
+    buffer: ctypes.Array, slot: int, dtype: PrimitiveType
+) -> tuple[Callable[[Any], None], Callable[[], Any]]:
+    """(set, get) of a scalar of `dtype` in the low bytes of `slot`."""
+    offset = slot * SLOT_BYTES
+    if dtype.name == "f16":
+        view = np.frombuffer(buffer, np.float16, count=1, offset=offset)
+        return partial(view.__setitem__, 0), lambda: float(view[0])
+    cell = _CTYPES[dtype.name].from_buffer(buffer, offset)
+    return partial(setattr, cell, "value"), partial(getattr, cell, "value")
+
+
+def _scalar_setter(buffer: ctypes.Array, param: Param, slot: int) -> Callable[[Any], None]:
+    """Store a Python scalar with the param's dtype; integers wrap around as in Taichi."""
+    set_value, _ = _slot_accessor(buffer, slot, param.dtype)
+    if not param.dtype.is_integral or param.dtype.kind == "bool":
+        return set_value
+
+    def set_integer(value: Any) -> None:
+        try:
+            set_value(value)
+        except TypeError:
+            raise TypeError(
+                f"argument {param.name!r} must be an integer for {param.dtype}, "
+                f"not {type(value).__name__}"
+            ) from None
+
+    return set_integer
+
+
+def _array_setter(buffer: ctypes.Array, param: Param, slots: ParamSlots) -> Callable[[Any], None]:
+    """Write an ndarray's data address and extents; skip both while the same array returns."""
+    dtype = np.dtype(param.dtype.numpy_name)
+    cache: list[Any] = [None, None]  # [weak reference to the last array, its shape]
+
+    def set_array(arr: Any) -> None:
+        ref = cache[0]
+        if ref is not None and ref() is arr and arr.shape == cache[1]:
+            return
+        _check_array(param, dtype, arr)
+        buffer[slots.slot] = arr.ctypes.data
+        for shape_slot, extent in zip(slots.shape_slots, arr.shape):
+            buffer[shape_slot] = extent
+        cache[0], cache[1] = weakref.ref(arr), arr.shape
+
+    return set_array
+
+
+def _check_array(param: Param, dtype: np.dtype, arr: Any) -> None:
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"argument {param.name!r} must be a numpy array, not {type(arr).__name__}")
+    if arr.dtype != dtype or arr.ndim != param.ndim:
+        raise TypeError(
+            f"argument {param.name!r} must be a {param.ndim}-d {dtype} array, "
+            f"got {arr.ndim}-d {arr.dtype}"
+        )
+    if not (arr.flags.c_contiguous and arr.flags.aligned):
+        raise ValueError(f"argument {param.name!r} must be C-contiguous and aligned")
