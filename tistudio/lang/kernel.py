@@ -148,6 +148,8 @@ class Kernel:
         program = impl.get_program()
         if program is not self._program:
             self._reset_for(program)
+        if program.has_pending_fields:
+            program.materialize()
         specs = self._specs_cached
         key = self._key(args, specs)
         entry = self._cache.get(key)
@@ -156,8 +158,6 @@ class Kernel:
         else:
             entry.hits += 1
         entry.last_use = time.time()
-        if program.has_pending_fields:
-            program.materialize()
         runtime_args = [_runtime_arg(args[i], specs[i]) for i in entry.runtime_positions]
         returned = entry.instance.launch(runtime_args, program.root_addresses)
         if bus.wants("launched") or bus.wants("field_written"):
@@ -224,6 +224,7 @@ class Kernel:
         program = impl.get_program()
         if program is not self._program:
             self._reset_for(program)
+        program.materialize()
         specs = self._specs_cached
         key = self._key(args, specs)
         name = self._cache[key].name if key in self._cache else f"{self.__name__}_report"

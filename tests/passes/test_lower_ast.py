@@ -1,0 +1,120 @@
+"""lower_ast: Python source in, flat statements out (golden text)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import tistudio as ti
+from tests.frontend.util import frontend_ir
+from tistudio.ir import print_ir, verify
+from tistudio.ir.types import f32, i32
+from tistudio.passes import lower_ast
+from tistudio.passes.context import PassContext
+
+
+def lowered(fn, **kw) -> str:  # noqa: ANN001
+    kernel = frontend_ir(fn, **kw)
+    assert lower_ast.run(kernel, PassContext())
+    verify(kernel, typed=False)
+    return print_ir(kernel)
+
+
+def same(got: str, want: str) -> None:
+    assert got == textwrap.dedent(want).strip("\n"), got
+
+
+def test_expression_tree_becomes_one_statement_per_operation() -> None:
+    def k(a: f32) -> f32:
+        return a * 2.0 + a
+
+    same(lowered(k, params={"a": f32}, ret=[f32]), """
+        kernel {
+          <*f32> $0 = alloca
+          <f32> $1 = argload[0]
+          $2 : local store [$0 <- $1]
+          <f32> $3 = local load [$0]
+          <f32> $4 = const 2.0
+          <f32> $5 = mul $3 $4
+          <f32> $6 = local load [$0]
+          <f32> $7 = add $5 $6
+          $8 : return $7
+        }""")
+
+
+def test_while_becomes_loop_with_conditional_break() -> None:
+    def k(n: i32):
+        while n > 0:
+            n -= 1
+
+    same(lowered(k, params={"n": i32}), """
+        kernel {
+          <*i32> $0 = alloca
+          <i32> $1 = argload[0]
+          $2 : local store [$0 <- $1]
+          $3 : while true {
+            <i32> $4 = local load [$0]
+            <i32> $5 = const 0
+            <u1> $6 = cmp_gt $4 $5
+            <u1> $7 = logic_not $6
+            $8 : if $7 {
+              $9 : break
+            }
+            <i32> $10 = const 1
+            <i32> $11 = atomic sub($0, $10)
+          }
+        }""")
+
+
+def test_and_short_circuits_through_an_if() -> None:
+    def k(a: i32) -> i32:
+        return 1 if a > 0 and a < 5 else 0
+
+    same(lowered(k, params={"a": i32}, ret=[i32]), """
+        kernel {
+          <*i32> $0 = alloca
+          <i32> $1 = argload[0]
+          $2 : local store [$0 <- $1]
+          <*u1> $3 = alloca
+          <i32> $4 = local load [$0]
+          <i32> $5 = const 0
+          <u1> $6 = cmp_gt $4 $5
+          $7 : local store [$3 <- $6]
+          $8 : if $6 {
+            <i32> $9 = local load [$0]
+            <i32> $10 = const 5
+            <u1> $11 = cmp_lt $9 $10
+            $12 : local store [$3 <- $11]
+          }
+          <u1> $13 = local load [$3]
+          <i32> $14 = const 1
+          <i32> $15 = const 0
+          <i32> $16 = select($13, $14, $15)
+          $17 : return $16
+        }""")
+
+
+def test_ndrange_recovers_indices_with_div_and_mod() -> None:
+    def k():
+        for i, j in ti.ndrange(3, (1, 5)):
+            pass
+
+    same(lowered(k), """
+        kernel {
+          <i32> $0 = const 0
+          <i32> $1 = const 0
+          <i32> $2 = const 3
+          <i32> $3 = sub $2 $1
+          <i32> $4 = max $3 $0
+          <i32> $5 = const 1
+          <i32> $6 = const 5
+          <i32> $7 = sub $6 $5
+          <i32> $8 = max $7 $0
+          <i32> $9 = mul $4 $8
+          $10 : for in range($0, $9) reversed=false serialize=false {
+            <i32> $11 = loop $10 index 0
+            <i32> $12 = mod $11 $8
+            <i32> $13 = div $11 $8
+            <i32> $14 = add $5 $12
+            <i32> $15 = add $1 $13
+          }
+        }""")
