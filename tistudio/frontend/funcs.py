@@ -15,7 +15,7 @@ from typing import Any
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import Scope
-from tistudio.frontend.source import ParsedFunction, function_globals
+from tistudio.frontend.source import ParsedFunction, function_globals, resolve_annotation
 from tistudio.frontend.values import ExprVector
 from tistudio.ir import frontend as fe
 from tistudio.ir.stmt import Block
@@ -72,7 +72,8 @@ class FuncsMixin:
         bound.apply_defaults()
         scope = Scope(function_globals(fn))
         self.bind_func_params(fn, scope, bound.arguments, loc)
-        frame = FuncFrame(parsed, scope, "func", fn.__annotations__.get("return"))
+        ret = resolve_annotation(fn, fn.__annotations__.get("return"))
+        frame = FuncFrame(parsed, scope, "func", ret)
         saved = (self.frame, self.loop_kinds)
         self.frame, self.loop_kinds = frame, []
         self.func_stack.append(fn)
@@ -86,7 +87,7 @@ class FuncsMixin:
     def bind_func_params(self, fn: Any, scope: Scope, arguments: dict[str, Any], loc: Any) -> None:
         annotations = fn.__annotations__
         for name, value in arguments.items():
-            ann = annotations.get(name)
+            ann = resolve_annotation(fn, annotations.get(name))
             if getattr(ann, "__ti_template__", False):
                 if isinstance(value, fe.IdExpr):
                     value = value.var  # by reference: the caller's variable itself

@@ -69,3 +69,14 @@ def _indent_of(text: str) -> int:
         if line.strip():
             return len(line) - len(line.lstrip())
     return 0
+
+
+def resolve_annotation(fn: Any, annotation: Any) -> Any:
+    """Evaluate a string annotation (`from __future__ import annotations`) in `fn`'s scope."""
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        return eval(annotation, dict(function_globals(fn)))  # noqa: S307 - the user's own code
+    except Exception as e:  # noqa: BLE001 - report which annotation could not be understood
+        raise TaichiSyntaxError(
+            f"cannot evaluate the annotation {annotation!r} of {fn.__name__}: {e}") from None

@@ -19,7 +19,7 @@ import numpy as np
 from tistudio.events import bus
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.kernel_builder import ParamSpec, build_frontend_ir
-from tistudio.frontend.source import ParsedFunction, parse_function
+from tistudio.frontend.source import ParsedFunction, parse_function, resolve_annotation
 from tistudio.ir.types import PrimitiveType
 from tistudio.lang import impl
 from tistudio.lang.types import NdarrayType, Template, to_dtype
@@ -104,8 +104,11 @@ class Kernel:
                 raise TaichiSyntaxError(
                     f"kernel '{fn.__name__}': parameters must be plain positional parameters "
                     f"without defaults ('{p.name}')")
+            if p.annotation is p.empty:
+                _spec_of(p.name, p.annotation, fn.__name__)  # raises: every parameter is typed
         self._signature = sig
         self._raw_annotations = [p.annotation for p in sig.parameters.values()]
+        self._ret_annotation = fn.__annotations__.get("return")
         self._names = list(sig.parameters)
         self._parsed: ParsedFunction | None = None
         self._cache: dict[tuple, CacheEntry] = {}
@@ -115,10 +118,11 @@ class Kernel:
     # --- signatures --------------------------------------------------------------------------
 
     def _specs(self) -> list[ParamSpec]:
-        return [_spec_of(n, a, self.__name__) for n, a in zip(self._names, self._raw_annotations)]
+        return [_spec_of(n, resolve_annotation(self.fn, a), self.__name__)
+                for n, a in zip(self._names, self._raw_annotations)]
 
     def _ret_types(self) -> list[PrimitiveType]:
-        ret = self.fn.__annotations__.get("return")
+        ret = resolve_annotation(self.fn, self._ret_annotation)
         if ret is None or ret is inspect.Signature.empty:
             return []
         if isinstance(ret, (tuple, list)):
