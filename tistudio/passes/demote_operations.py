@@ -1,0 +1,166 @@
+"""Demote operations: rewrite the operators that back ends lack into ones they have.
+
+Python's `a // b` rounds down, but hardware division rounds toward zero, so integer `floordiv`
+becomes `div` minus one when the division was inexact and the signs differed; float `floordiv`
+is `floor(a / b)`. An integer power becomes a square-and-multiply loop (a negative exponent gives
+1/a**|e| rounded toward zero, see `_negative_exponent`). A logical shift right of a signed integer
+shifts its bits viewed as unsigned, since back ends shift signed values arithmetically (Taichi's
+`demote_operations`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tistudio.ir.ops import BinaryOpType, TernaryOpType, UnaryOpType
+from tistudio.ir.statements import (
+    Alloca,
+    BinaryOp,
+    Break,
+    If,
+    LocalLoad,
+    LocalStore,
+    TernaryOp,
+    UnaryOp,
+    While,
+    const_of,
+)
+from tistudio.ir.stmt import Block, Kernel, Stmt, walk
+from tistudio.ir.types import PointerType, PrimitiveType, u1, unsigned_of
+from tistudio.passes.context import PassContext
+
+
+def run(kernel: Kernel, ctx: PassContext) -> bool:
+    changed = False
+    for stmt in kernel.walk():
+        if isinstance(stmt, BinaryOp) and isinstance(stmt.lhs.ret_type, PrimitiveType):
+            changed |= _demote(kernel, stmt, stmt.lhs.ret_type)
+    return changed
+
+
+def _demote(kernel: Kernel, stmt: BinaryOp, t: PrimitiveType) -> bool:
+    """Apply the first rule for `stmt.op` that fits its type; True if one did."""
+    for rule in _RULES.get(stmt.op, ()):
+        out = Block()
+        value = rule(stmt, t, out)
+        if value is not None:
+            for new in walk(out):
+                new.loc = stmt.loc
+            stmt.insert_before(*out.take_all())
+            kernel.replace_all_uses(stmt, value)
+            stmt.erase()
+            return True
+    return False
+
+
+def _emit(out: Block, stmt: Stmt) -> Stmt:
+    return out.append(stmt)
+
+
+def _binary(out: Block, op: BinaryOpType, a: Stmt, b: Stmt, t: PrimitiveType) -> Stmt:
+    return out.append(BinaryOp(op, a, b, ret_type=t))
+
+
+def _select(out: Block, cond: Stmt, a: Stmt, b: Stmt, t: PrimitiveType) -> Stmt:
+    return out.append(TernaryOp(TernaryOpType.select, cond, a, b, ret_type=t))
+
+
+def _int_floordiv(s: BinaryOp, t: PrimitiveType, out: Block) -> Stmt | None:
+    """q = a div b; q - 1 if (a mod b != 0) and ((a < 0) != (b < 0)), without a branch."""
+    if not t.is_integral:
+        return None
+    a, b = s.lhs, s.rhs
+    q = _binary(out, BinaryOpType.div, a, b, t)
+    if not t.is_signed:
+        return q  # unsigned: truncation is rounding down
+    zero, one = _emit(out, const_of(0, t)), _emit(out, const_of(1, t))
+    rem = _binary(out, BinaryOpType.mod, a, b, t)
+    inexact = _binary(out, BinaryOpType.cmp_ne, rem, zero, u1)
+    a_negative = _binary(out, BinaryOpType.cmp_lt, a, zero, u1)
+    b_negative = _binary(out, BinaryOpType.cmp_lt, b, zero, u1)
+    signs_differ = _binary(out, BinaryOpType.cmp_ne, a_negative, b_negative, u1)
+    fix = _binary(out, BinaryOpType.bit_and, inexact, signs_differ, u1)
+    return _select(out, fix, _binary(out, BinaryOpType.sub, q, one, t), q, t)
+
+
+def _float_floordiv(s: BinaryOp, t: PrimitiveType, out: Block) -> Stmt | None:
+    if not t.is_float:
+        return None
+    quotient = _binary(out, BinaryOpType.div, s.lhs, s.rhs, t)
+    return _emit(out, UnaryOp(UnaryOpType.floor, quotient, ret_type=t))
+
+
+def _signed_shr(s: BinaryOp, t: PrimitiveType, out: Block) -> Stmt | None:
+    """Logical shift of a signed value: shift its bits as unsigned, then view them as signed."""
+    if t.kind != "int":
+        return None
+    u = unsigned_of(t)
+    bits = _emit(out, UnaryOp(UnaryOpType.cast_bits, s.lhs, ret_type=u))
+    amount = s.rhs
+    if isinstance(amount.ret_type, PrimitiveType) and amount.ret_type.kind == "int":
+        amount = _emit(out, UnaryOp(UnaryOpType.cast_bits, amount, ret_type=u))
+    shifted = _binary(out, BinaryOpType.bit_shr, bits, amount, u)
+    return _emit(out, UnaryOp(UnaryOpType.cast_bits, shifted, ret_type=t))
+
+
+def _int_pow(s: BinaryOp, t: PrimitiveType, out: Block) -> Stmt | None:
+    """result = 1; while e > 0: (if e is odd: result *= base); base *= base; e >>= 1."""
+    if not t.is_integral:
+        return None
+    zero, one = _emit(out, const_of(0, t)), _emit(out, const_of(1, t))
+    result, base, exp = (_emit(out, Alloca(ret_type=PointerType(t))) for _ in range(3))
+    for var, value in ((result, one), (base, s.lhs), (exp, s.rhs)):
+        _emit(out, LocalStore(var, value))
+    body = Block()
+    _emit(out, While(body))
+    e = _emit(body, LocalLoad(exp, ret_type=t))
+    _emit(body, If(_binary(body, BinaryOpType.cmp_le, e, zero, u1), Block([Break()])))
+    low_bit = _binary(body, BinaryOpType.bit_and, e, one, t)
+    odd = If(_binary(body, BinaryOpType.cmp_ne, low_bit, zero, u1))
+    body.append(odd)
+    _multiply_into(result, base, t, odd.true_block)
+    _multiply_into(base, base, t, body)
+    halve = BinaryOpType.bit_sar if t.is_signed else BinaryOpType.bit_shr  # e > 0: same thing
+    _emit(body, LocalStore(exp, _binary(body, halve, e, one, t)))
+    power = _emit(out, LocalLoad(result, ret_type=t))
+    if not t.is_signed:
+        return power
+    return _negative_exponent(s.lhs, s.rhs, power, (zero, one), out)
+
+
+def _multiply_into(var: Stmt, factor: Stmt, t: PrimitiveType, out: Block) -> None:
+    """var = var * factor, two local variables (a square when they are the same one)."""
+    x = _emit(out, LocalLoad(var, ret_type=t))
+    y = x if factor is var else _emit(out, LocalLoad(factor, ret_type=t))
+    _emit(out, LocalStore(var, _binary(out, BinaryOpType.mul, x, y, t)))
+
+
+def _negative_exponent(
+    a: Stmt, e: Stmt, power: Stmt, zero_one: tuple[Stmt, Stmt], out: Block
+) -> Stmt:
+    """For e < 0 the loop ran zero times. Then a ** e = 1 / a ** |e| rounded toward zero:
+    1 for a == 1, 1 or -1 (by the parity of e) for a == -1, and 0 otherwise, also for a == 0
+    (division by zero gives 0 in our kernels; Taichi reports an error in debug mode)."""
+    t = power.ret_type
+    assert isinstance(t, PrimitiveType)
+    zero, one = zero_one
+    minus_one = _emit(out, const_of(-1, t))
+    negative = _binary(out, BinaryOpType.cmp_lt, e, zero, u1)
+    is_one = _binary(out, BinaryOpType.cmp_eq, a, one, u1)
+    is_minus_one = _binary(out, BinaryOpType.cmp_eq, a, minus_one, u1)
+    is_unit = _binary(out, BinaryOpType.bit_or, is_one, is_minus_one, u1)
+    low_bit = _binary(out, BinaryOpType.bit_and, e, one, t)
+    odd = _binary(out, BinaryOpType.cmp_ne, low_bit, zero, u1)
+    unit_power = _select(out, odd, a, one, t)  # (+-1) ** e is a for odd e, else 1
+    small = _select(out, is_unit, unit_power, zero, t)
+    return _select(out, negative, small, power, t)
+
+
+_Rule = Callable[[BinaryOp, PrimitiveType, Block], "Stmt | None"]
+
+# Each rule returns the value replacing the statement, or None if it does not apply.
+_RULES: dict[BinaryOpType, tuple[_Rule, ...]] = {
+    BinaryOpType.floordiv: (_int_floordiv, _float_floordiv),  # a // b
+    BinaryOpType.pow: (_int_pow,),  # integer a ** b; float pow stays for the back ends
+    BinaryOpType.bit_shr: (_signed_shr,),  # logical >> on a signed value; unsigned stays
+}
