@@ -14,3 +14,11 @@ def backend() -> Iterator[CpuBackend]:
     cpu = CpuBackend(num_threads=4)
     yield cpu
     cpu.close()
+
+
+@pytest.fixture(scope="session")
+def split_backend() -> Iterator[CpuBackend]:
+    """A back end whose pool splits every loop of two or more iterations (grain 1)."""
+    cpu = CpuBackend(num_threads=4, grain=1)
+    yield cpu
+    cpu.close()

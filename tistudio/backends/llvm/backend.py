@@ -19,7 +19,7 @@ from tistudio.backends.llvm.codegen import build_module
 from tistudio.backends.llvm.context import ContextLayout
 from tistudio.backends.llvm.executable import CpuExecutable
 from tistudio.backends.llvm.jit import JitEngine
-from tistudio.backends.llvm.thread_pool import ThreadPool
+from tistudio.backends.llvm.thread_pool import MIN_GRAIN, ThreadPool
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Kernel
 
@@ -27,8 +27,8 @@ from tistudio.ir.stmt import Kernel
 class CpuBackend:
     """The CPU back end's shared state: a lazily created JIT engine and one thread pool."""
 
-    def __init__(self, num_threads: int | None = None) -> None:
-        self.pool = ThreadPool(num_threads or os.cpu_count() or 1)
+    def __init__(self, num_threads: int | None = None, grain: int = MIN_GRAIN) -> None:
+        self.pool = ThreadPool(num_threads or os.cpu_count() or 1, grain)
         self._jit: JitEngine | None = None
         self._jit_lock = threading.Lock()
         self._kernel_ids = itertools.count()

@@ -115,6 +115,9 @@ class TaskEmitter:
         if method is None:
             raise UnsupportedOnBackend(stmt, backend=BACKEND)
         method(stmt)
+        value = self.values.get(stmt)
+        if isinstance(value, ir.Instruction) and value.name.startswith("."):  # unnamed
+            value.name = self.name_of(stmt)
 
     def block(self, block: Block) -> None:
         for stmt in block:
@@ -127,6 +130,7 @@ class TaskEmitter:
     def _entry_alloca(self, typ: ir.Type, name: str, align: int) -> ir.Value:
         slot = self.entry.alloca(typ, name=name)
         slot.align = align
+        slot.type = PTR  # llvmlite types allocas as typed pointers; LLVM 22 has only `ptr`
         return slot
 
     def ctx_load(self, slot: int, typ: ir.Type) -> ir.Value:
@@ -175,7 +179,7 @@ class TaskEmitter:
         preheader = b.block
         b.cbranch(b.icmp_signed("<", begin, end), loop_bb, done)
         b.position_at_end(loop_bb)
-        i = b.phi(I32, name=f"i{self.name_of(owner)}")
+        i = b.phi(I32, name=f"{self.name_of(owner)}_i")
         i.add_incoming(first, preheader)
         self.loop_index[owner] = i
         breakable = not isinstance(owner, s.Offloaded)
