@@ -345,19 +345,30 @@ def case_bit_operations(ti):
 
 
 def case_comparisons_give_ints(ti):
-    """A comparison is 1 or 0 when used as a number; `not` of an int is 0 or 1."""
+    """A comparison is 1 or 0 when used as a number; `not` of an int is 0 or 1.
+
+    In Taichi 1.7 a comparison has type u1 (one bit). Mixed with an i32 it promotes to i32, but
+    arithmetic between two u1 values stays in one bit: -(a <= 3) == 1, (a <= 3) + (a <= 3) == 0,
+    ~(a <= 3) == 0. The `one_bit` results pin that down.
+    """
     ti.init(arch=ti.cpu)
     out = ti.field(ti.i32, shape=7)
+    one_bit = ti.field(ti.i32, shape=4)
 
     @ti.kernel
     def run(a: ti.i32, f: ti.f32):
         out[0] = a < 5
         out[1] = a > 5
         out[2] = (a == 3) * 7
-        out[3] = (f >= 2.5) + (f != 2.5)
+        out[3] = (f >= 2.5) - 2
         out[4] = not a
         out[5] = not (a - 3)
-        out[6] = -(a <= 3)
+        out[6] = (f != 2.5) + 10
+        c = a <= 3
+        one_bit[0] = -c
+        one_bit[1] = c + c
+        one_bit[2] = ~c
+        one_bit[3] = (f >= 2.5) + (f <= 2.5)
 
     run(3, 2.5)
-    return {"out": out.to_numpy()}
+    return {"out": out.to_numpy(), "one_bit": one_bit.to_numpy()}

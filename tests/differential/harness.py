@@ -10,6 +10,10 @@ the same values.
 Floats compare with `rtol=1e-6` for f32 arrays and Python floats, `1e-12` for f64 arrays. A case
 that needs more room (transcendental math, where libm and LLVM intrinsics may differ in the last
 ulps) sets `case.rtol` / `case.atol` and says why in a comment next to the assignment.
+
+`test_taichi_determinism` runs each case twice on Taichi and demands bit-identical results, so
+cases are written to be deterministic (integer-valued float sums, order-free max/min). A case
+that cannot be would set `case.nondeterministic = True` and be compared under its tolerances.
 """
 
 from __future__ import annotations
