@@ -35,8 +35,7 @@ _SLOT_ALIGN = 8  # every global temporary starts on an 8-byte boundary
 
 
 def run(kernel: Kernel, ctx: PassContext) -> bool:
-    stmts = kernel.body.stmts
-    if all(isinstance(s, Offloaded) for s in stmts):
+    if all(isinstance(s, Offloaded) for s in kernel.body):
         return False  # empty, or already offloaded
     tasks = _Tasks(kernel.gtmp_size)
     for stmt in kernel.body.take_all():
@@ -159,8 +158,7 @@ class _Importer:
                 for op in stmt.operands():
                     if self.tasks.owner.get(op, task) is not task:
                         stmt.replace_operand(op, self.value_in(op, task))
-            prelude = self.tasks.prelude.get(task, [])
-            task.body.insert(0, *prelude)
+            task.body.insert(0, *self.tasks.prelude.get(task, []))
 
     def value_in(self, value: Stmt, task: Offloaded) -> Stmt:
         key = (value, task)
@@ -189,8 +187,7 @@ class _Importer:
             assert value.ret_type is not None
             offset = self.tasks.allocate(value.ret_type)
             tmp = GlobalTemporary(offset, ret_type=PointerType(value.ret_type), loc=value.loc)
-            store = GlobalStore(tmp, value, loc=value.loc)
-            value.insert_after(tmp, store)
+            value.insert_after(tmp, GlobalStore(tmp, value, loc=value.loc))
             self.stored[value] = offset
         return self.stored[value]
 
@@ -207,7 +204,5 @@ def _erase_unused(kernel: Kernel, candidates: set[Stmt]) -> None:
 
 def _clone(stmt: Stmt) -> Stmt:
     assert not stmt.block_fields, f"cannot clone {type(stmt).__name__} into another task"
-    lists = {
-        n: list(getattr(stmt, n)) for n in stmt.operand_fields if isinstance(getattr(stmt, n), list)
-    }
+    lists = {n: list(v) for n in stmt.operand_fields if isinstance(v := getattr(stmt, n), list)}
     return dataclasses.replace(stmt, parent=None, **lists)  # type: ignore[arg-type]
