@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections import ChainMap
 from collections.abc import Hashable
+from dataclasses import fields
 
 from tistudio.ir.statements import Const, Offloaded
 from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.passes.context import PassContext
-from tistudio.passes.util import erase_all, is_pure, redirect_operands
+from tistudio.passes.util import PURE_STATEMENTS, erase_all, is_pure, redirect_operands
 
 Table = ChainMap[Hashable, Stmt]
 
@@ -49,4 +50,14 @@ def _key(stmt: Stmt) -> Hashable:
     """Equal for statements that `same_value_as` calls equal, but -0.0 and 0.0 stay apart."""
     if isinstance(stmt, Const):
         return (Const, stmt.ret_type, repr(stmt.value))
-    return (type(stmt), stmt.ret_type, *stmt.attributes().values(), *stmt.operands())
+    attributes = (getattr(stmt, name) for name in _ATTRIBUTES[type(stmt)])
+    return (type(stmt), stmt.ret_type, *attributes, *stmt.operands())
+
+
+def _attribute_names(cls: type[Stmt]) -> tuple[str, ...]:
+    """The names `Stmt.attributes()` returns for `cls` (`op`, `snode`, `offset` ...)."""
+    skip = {"ret_type", "loc", "parent", *cls.operand_fields, *(n for n, _ in cls.block_fields)}
+    return tuple(f.name for f in fields(cls) if f.name not in skip)
+
+
+_ATTRIBUTES = {cls: _attribute_names(cls) for cls in PURE_STATEMENTS}  # looked up per statement

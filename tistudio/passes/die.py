@@ -10,39 +10,46 @@ branches and a `for` loop with an empty body.
 from __future__ import annotations
 
 from tistudio.ir.statements import Alloca, If, LocalStore, RangeFor, StructFor
-from tistudio.ir.stmt import Kernel, Stmt, walk_backward
+from tistudio.ir.stmt import Block, Kernel, Stmt, walk_backward
 from tistudio.passes.context import PassContext
 from tistudio.passes.util import erase_all
 
 
 def run(kernel: Kernel, ctx: PassContext) -> bool:
     changed = False
-    while _sweep(kernel):  # removing a load can leave its variable write-only: sweep again
-        changed = True
-    return changed
+    while True:
+        dead, reader_died = _sweep(kernel)
+        erase_all(dead)
+        changed |= bool(dead)
+        if not reader_died:  # else a variable may have become write-only: sweep again
+            return changed
 
 
-def _sweep(kernel: Kernel) -> bool:
-    uses = kernel.use_counts()
-    read = _read_allocas(kernel)
+def _sweep(kernel: Kernel) -> tuple[set[Stmt], bool]:
+    uses: dict[Stmt, int] = {}
+    read: set[Stmt] = set()
+    _count_uses(kernel.body, uses, read)
     dead: set[Stmt] = set()
+    reader_died = False
     for stmt in walk_backward(kernel.body):
         if _is_dead(stmt, uses, read, dead):
             dead.add(stmt)
             for op in stmt.operands():
                 uses[op] -= 1
-    erase_all(dead)
-    return bool(dead)
+                reader_died |= op in read and not isinstance(stmt, LocalStore)
+    return dead, reader_died
 
 
-def _read_allocas(kernel: Kernel) -> set[Stmt]:
-    """Allocas used by anything other than as the destination of a `local store`."""
-    read: set[Stmt] = set()
-    for stmt in kernel.walk():
+def _count_uses(block: Block, uses: dict[Stmt, int], read: set[Stmt]) -> None:
+    """Count the uses of every statement, and find the allocas that something reads."""
+    for stmt in block.stmts:
+        uses.setdefault(stmt, 0)
         for op in stmt.operands():
+            uses[op] = uses.get(op, 0) + 1
             if isinstance(op, Alloca) and not (isinstance(stmt, LocalStore) and op is stmt.ptr):
                 read.add(op)
-    return read
+        for inner in stmt.blocks():
+            _count_uses(inner, uses, read)
 
 
 def _is_dead(stmt: Stmt, uses: dict[Stmt, int], read: set[Stmt], dead: set[Stmt]) -> bool:

@@ -12,7 +12,7 @@ before it would have to be handed to its threads through memory.
 from __future__ import annotations
 
 from tistudio.ir.statements import LoopIndex, RangeFor, While
-from tistudio.ir.stmt import Block, Kernel, Stmt, walk
+from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.passes.context import PassContext
 from tistudio.passes.util import is_pure
 
@@ -39,21 +39,19 @@ def _is_serial(loop: RangeFor) -> bool:
 def _hoist(loop: Stmt) -> bool:
     """Move the invariant statements of `loop`'s body, in order, to just before `loop`."""
     body = loop.blocks()[0]
-    inside = set(walk(body))
-    moved: list[Stmt] = []
+    moved: dict[Stmt, None] = {}  # in order; statements using them may move too
     for stmt in body.stmts:
-        if _is_invariant(stmt, loop, inside):
-            inside.discard(stmt)  # statements using it may now move too
-            moved.append(stmt)
+        if _is_invariant(stmt, loop, body, moved):
+            moved[stmt] = None
     if not moved:
         return False
-    hoisted = set(moved)
-    body.stmts = [s for s in body.stmts if s not in hoisted]
+    body.stmts = [s for s in body.stmts if s not in moved]
     loop.insert_before(*moved)
     return True
 
 
-def _is_invariant(stmt: Stmt, loop: Stmt, inside: set[Stmt]) -> bool:
+def _is_invariant(stmt: Stmt, loop: Stmt, body: Block, moved: dict[Stmt, None]) -> bool:
     if not is_pure(stmt) or (isinstance(stmt, LoopIndex) and stmt.loop is loop):
         return False
-    return all(op not in inside for op in stmt.operands())
+    # an operand is visible here, so it is either earlier in `body` or outside the loop
+    return all(op.parent is not body or op in moved for op in stmt.operands())

@@ -58,13 +58,19 @@ class _Forwarding:
         self.written: dict[Stmt, set[Stmt]] = {}  # control statement -> allocas stored inside
         self.replaced: dict[Stmt, Stmt] = {}
         self.dead: set[Stmt] = set()
-        self._find_tracked(kernel)
-        self._find_written(kernel.body)
-
-    def _find_tracked(self, kernel: Kernel) -> None:
-        """Track allocas used only as the address of loads and stores (no atomics, no escapes)."""
         escaped: set[Stmt] = set()
-        for stmt in kernel.walk():
+        self._scan(kernel.body, escaped)
+        # track allocas used only as the address of loads and stores (no atomics, no escapes)
+        for alloca in escaped | (self.loads.keys() - self.stores.keys()):
+            self.loads.pop(alloca, None)
+            self.stores.pop(alloca, None)
+        for alloca in self.stores:
+            self.loads.setdefault(alloca, 0)
+
+    def _scan(self, block: Block, escaped: set[Stmt]) -> set[Stmt]:
+        """Count loads, collect stores, and return the allocas stored anywhere in `block`."""
+        written: set[Stmt] = set()
+        for stmt in block.stmts:
             for op in stmt.operands():
                 if not isinstance(op, Alloca):
                     continue
@@ -72,21 +78,11 @@ class _Forwarding:
                     self.loads[op] = self.loads.get(op, 0) + 1
                 elif isinstance(stmt, LocalStore) and op is stmt.ptr and op is not stmt.value:
                     self.stores.setdefault(op, []).append(stmt)
+                    written.add(op)
                 else:
                     escaped.add(op)
-        for alloca in escaped | (self.loads.keys() - self.stores.keys()):
-            self.loads.pop(alloca, None)
-            self.stores.pop(alloca, None)
-        for alloca in self.stores:
-            self.loads.setdefault(alloca, 0)
-
-    def _find_written(self, block: Block) -> set[Stmt]:
-        written: set[Stmt] = set()
-        for stmt in block:
-            if isinstance(stmt, LocalStore) and stmt.ptr in self.stores:
-                written.add(stmt.ptr)
-            if stmt.blocks():
-                inner = set().union(*(self._find_written(b) for b in stmt.blocks()))
+            if stmt.block_fields:
+                inner = set().union(*(self._scan(b, escaped) for b in stmt.blocks()))
                 self.written[stmt] = inner
                 written |= inner
         return written
