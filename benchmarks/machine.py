@@ -35,31 +35,34 @@ class IdleWait:
     waited_s: float
 
 
-def _cpu_jiffies() -> tuple[int, int]:
-    """Returns (busy, total) jiffies summed over all CPUs since boot."""
+def _snapshot() -> tuple[int, int, float]:
+    """(busy jiffies, total jiffies) over all CPUs since boot, and this process's CPU seconds."""
     with open("/proc/stat") as stat:
         values = [int(v) for v in stat.readline().split()[1:]]
     idle = values[3] + values[4]  # idle + iowait
     total = sum(values[:8])  # guest time is already counted in user time
-    return total - idle, total
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # all our threads, pools included
+    return total - idle, total, usage.ru_utime + usage.ru_stime
 
 
-def _own_cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+class OthersCpuMeter:
+    """Share (0..1) of all CPUs that other processes have used since the meter was made."""
+
+    def __init__(self) -> None:
+        self._start = _snapshot()
+
+    def share(self) -> float:
+        busy0, total0, own0 = self._start
+        busy1, total1, own1 = _snapshot()
+        others = (busy1 - busy0) - (own1 - own0) * os.sysconf("SC_CLK_TCK")
+        return min(max(others / max(total1 - total0, 1), 0.0), 1.0)
 
 
 def busy_share(window_s: float) -> float:
-    """Share (0..1) of all CPUs used by other processes during the next ``window_s`` seconds."""
-    busy0, total0 = _cpu_jiffies()
-    own0 = _own_cpu_seconds()
+    """Share of all CPUs used by other processes during the next ``window_s`` seconds."""
+    meter = OthersCpuMeter()
     time.sleep(window_s)
-    busy1, total1 = _cpu_jiffies()
-    own1 = _own_cpu_seconds()
-    hz = os.sysconf("SC_CLK_TCK")
-    total = max(total1 - total0, 1)
-    others = (busy1 - busy0) - (own1 - own0) * hz
-    return min(max(others / total, 0.0), 1.0)
+    return meter.share()
 
 
 def wait_until_idle(

@@ -167,7 +167,10 @@ def report(
     if any(
         not r["idle"]["idle"] for rs in results.values() for r in rs.values() if r["status"] == "OK"
     ):
-        parts.append("\n\\* the machine stayed busy (>15% CPU) while waiting to measure.")
+        parts.append(
+            "\n\\* other processes used more than 15% of the CPUs before or during this"
+            " measurement."
+        )
     parts += ["", "First call (compile + one run), ms:", "", first_call_table(results, frameworks)]
     errors = problems(results)
     if errors:

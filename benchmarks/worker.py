@@ -17,17 +17,13 @@ import statistics
 import sys
 import time
 import traceback
-from dataclasses import asdict
 
 from benchmarks.cases import CASES, Impl, compare
-from benchmarks.machine import wait_until_idle
+from benchmarks.timing import sample_quietly, time_once_quietly
 
 FRAMEWORKS = ("tistudio", "taichi", "numba", "numpy")
 UNIT_SCALE = {"ms": 1e3, "us": 1e6}
 WARMUP = 3  # calls after the first, before timing
-MIN_REPS = 3  # a slow framework still gets this many repetitions beyond the time budget
-BUDGET_S = {"full": 8.0, "quick": 2.0}  # timed seconds per measurement, beyond MIN_REPS
-IDLE = {"full": {"window_s": 1.0, "timeout_s": 30.0}, "quick": {"window_s": 0.3, "timeout_s": 5.0}}
 
 
 class WrongResult(Exception):
@@ -63,12 +59,9 @@ def check(case, impl: Impl, inputs: dict) -> None:
 
 
 def measure_cold(case, impl: Impl, inputs: dict, mode: str) -> dict:
-    idle = wait_until_idle(**IDLE[mode])
-    start = time.perf_counter()
-    impl.step()
-    seconds = time.perf_counter() - start
+    seconds, quiet = time_once_quietly(impl.step, mode)
     check(case, impl, inputs)
-    return {"samples": [seconds * UNIT_SCALE[case.UNIT]], "idle": asdict(idle)}
+    return {"samples": [seconds * UNIT_SCALE[case.UNIT]], "idle": quiet}
 
 
 def measure_warm(case, impl: Impl, inputs: dict, mode: str) -> dict:
@@ -78,21 +71,9 @@ def measure_warm(case, impl: Impl, inputs: dict, mode: str) -> dict:
     check(case, impl, inputs)
     for _ in range(WARMUP):
         impl.step()
-    idle = wait_until_idle(**IDLE[mode])
-    samples: list[float] = []
-    deadline = time.perf_counter() + BUDGET_S[mode]
-    while len(samples) < case.REPS[mode]:
-        if len(samples) >= MIN_REPS and time.perf_counter() > deadline:
-            break
-        start = time.perf_counter()
-        impl.step()
-        samples.append(time.perf_counter() - start)
+    samples, quiet = sample_quietly(impl.step, case.REPS[mode], mode)
     scale = UNIT_SCALE[case.UNIT] / impl.calls_per_step
-    return {
-        "samples": [s * scale for s in samples],
-        "first_call_ms": first * 1e3,
-        "idle": asdict(idle),
-    }
+    return {"samples": [s * scale for s in samples], "first_call_ms": first * 1e3, "idle": quiet}
 
 
 def run(case_name: str, framework: str, mode: str) -> dict:
