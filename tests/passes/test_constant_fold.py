@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from tests.passes.golden import check_pass
-from tistudio.ir import BinaryOpType, Block, Kernel, UnaryOpType
+from tistudio.ir import BinaryOpType, Block, Kernel, SourceLoc, UnaryOpType
 from tistudio.ir.statements import BinaryOp, Const, Return, UnaryOp, const_of
-from tistudio.ir.types import PRIMITIVE_TYPES, PrimitiveType, f32, f64, u1
+from tistudio.ir.types import PRIMITIVE_TYPES, PrimitiveType, f32, f64, i32, u1
 from tistudio.passes import constant_fold
 from tistudio.passes.context import PassContext
 
@@ -446,3 +446,11 @@ def check_cast(value: object, src: PrimitiveType, dst: PrimitiveType) -> None:
     assert folded is not None, (value, src, dst)
     got = np.array(folded.value, dtype=dst.numpy_name)
     assert got.tobytes() == np.array(want, dtype=dst.numpy_name).tobytes(), (value, src, dst)
+
+
+def test_a_folded_constant_keeps_the_users_line():
+    where = SourceLoc("kernel.py", 12)
+    a, b = const_of(2, i32), const_of(3, i32)
+    total = BinaryOp(BinaryOpType.add, a, b, ret_type=i32, loc=where)
+    folded = run_fold(total, a, b)
+    assert folded is not None and folded.value == 5 and folded.loc == where

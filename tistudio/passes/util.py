@@ -101,16 +101,18 @@ def _rewrite_block(block: Block, rewrite: Rewrite, replaced: dict[Stmt, Stmt]) -
             continue
         while new.parent is None and (again := rewrite(new)) is not None:
             new = again
-        _place(new, out, block)
+        _place(new, out, block, stmt)
         replaced[stmt] = new
         stmt.parent = None
     block.stmts = out
 
 
-def _place(stmt: Stmt, out: list[Stmt], block: Block) -> None:
+def _place(stmt: Stmt, out: list[Stmt], block: Block, origin: Stmt) -> None:
+    """Append `stmt` (and its unplaced operands first) to `out`, at the user's line of `origin`."""
     if stmt.parent is not None:
         return
     for op in stmt.operands():
-        _place(op, out, block)
+        _place(op, out, block, origin)
     stmt.parent = block
+    stmt.loc = stmt.loc or origin.loc
     out.append(stmt)
