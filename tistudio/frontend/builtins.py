@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.values import ExprVector, GroupedValue, LoopConfig, NdRangeValue
 from tistudio.ir import frontend as fe
@@ -167,12 +167,11 @@ def _rsqrt(x: float) -> float:
     return 1.0 / math.sqrt(x)
 
 
-def _round(x: float) -> float:
-    return float(math.floor(x + 0.5)) if x >= 0 else -float(math.floor(-x + 0.5))
-
-
-def _bit_shr(a: int, b: int) -> int:
-    raise TaichiTypeError("ti.bit_shr needs typed values inside a kernel")
+def _bit_shr(t: Any, loc: Any, a: Any, b: Any) -> Any:
+    """Logical shift at the operand's width; on two Python ints Taichi computes `a >> b`."""
+    if not is_runtime(a) and not is_runtime(b):
+        return a >> b
+    return t.ops.binary(BinaryOpType.bit_shr, t.ops.const(a, loc), b, loc)
 
 
 BUILTINS: dict[str, Builtin] = {
@@ -202,13 +201,13 @@ BUILTINS: dict[str, Builtin] = {
     "rsqrt": _float_math(_rsqrt, UnaryOpType.rsqrt),
     "floor": _unary(UnaryOpType.floor, math.floor),
     "ceil": _unary(UnaryOpType.ceil, math.ceil),
-    "round": _unary(UnaryOpType.round, _round),
+    "round": _unary(UnaryOpType.round, py.round),  # Python values: Python's round, as Taichi
     "atan2": _binary(BinaryOpType.atan2, math.atan2),
     "max": _nary(BinaryOpType.max, py.max),
     "min": _nary(BinaryOpType.min, py.min),
     "raw_div": _binary(BinaryOpType.div, lambda a, b: int(a / b) if isinstance(a, int) else a / b),
     "raw_mod": _binary(BinaryOpType.mod, math.fmod),
-    "bit_shr": _binary(BinaryOpType.bit_shr, _bit_shr),
+    "bit_shr": _bit_shr,
     "atomic_add": _atomic(AtomicOpType.add),
     "atomic_sub": _atomic(AtomicOpType.sub),
     "atomic_min": _atomic(AtomicOpType.min),

@@ -13,7 +13,13 @@ from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.operators import is_runtime
-from tistudio.frontend.values import ExprVector, GroupedValue, LoopConfig, NdRangeValue
+from tistudio.frontend.values import (
+    ExprVector,
+    GroupedValue,
+    LoopConfig,
+    NdarrayArg,
+    NdRangeValue,
+)
 from tistudio.ir import frontend as fe
 from tistudio.ir.types import i32
 
@@ -36,6 +42,8 @@ class LoopsMixin:
             iterable = iterable.target
         if isinstance(iterable, range):
             iterable = NdRangeValue([(iterable.start, iterable.stop)])
+        if isinstance(iterable, NdarrayArg):  # `for i, j in arr`: every element's index
+            iterable = NdRangeValue([(0, n) for n in iterable.shape_exprs()])
         if isinstance(iterable, NdRangeValue):
             loop = self.ndrange_loop(iterable, loc)
         elif hasattr(iterable, "_ti_place_snode"):

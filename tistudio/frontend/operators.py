@@ -79,7 +79,12 @@ class Operators:
         if isinstance(value, bool):
             return fe.ConstExpr(int(value), dtype=dtype or self.config.default_ip, loc=loc)
         if isinstance(value, numbers.Integral):
-            return fe.ConstExpr(int(value), dtype=dtype or self.config.default_ip, loc=loc)
+            dtype = dtype or self.config.default_ip
+            if dtype.is_integral and not _fits(int(value), dtype):
+                raise TaichiTypeError(
+                    f"the integer literal {value} does not fit in {dtype}; write it as "
+                    f"ti.cast(..., ti.i64) or choose default_ip=ti.i64", loc)
+            return fe.ConstExpr(int(value), dtype=dtype, loc=loc)
         if isinstance(value, numbers.Real):
             return fe.ConstExpr(float(value), dtype=dtype or self.config.default_fp, loc=loc)
         raise TaichiTypeError(
@@ -152,6 +157,14 @@ class Operators:
         if value.dtype == u1:
             return value
         return self.binary(BinaryOpType.cmp_ne, value, 0, loc)
+
+
+def _fits(value: int, dtype: PrimitiveType) -> bool:
+    if dtype.kind == "bool":
+        return value in (0, 1)
+    if dtype.is_unsigned:
+        return 0 <= value < (1 << dtype.bits)
+    return -(1 << (dtype.bits - 1)) <= value < (1 << (dtype.bits - 1))
 
 
 def require_runtime_scalar(value: Any, what: str, loc: SourceLoc | None) -> fe.Expr:

@@ -101,6 +101,10 @@ class Field:
         self._view()[...] = other._view()
 
     def _python_value(self, value: Any) -> Any:
+        if isinstance(value, float) and self.dtype.is_float:
+            # Taichi passes Python floats through default_fp (f32 unless ti.init says f64)
+            fp = self._program.config.default_fp
+            return float(np.dtype(fp.numpy_name).type(value))
         if isinstance(value, numbers.Number) and not isinstance(value, complex):
             if self.dtype.is_integral and not self.dtype.kind == "bool":
                 value = int(value) if isinstance(value, numbers.Integral) else int(float(value))

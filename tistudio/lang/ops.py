@@ -7,6 +7,7 @@ numbers, and the kernel-only ones say so.
 
 from __future__ import annotations
 
+import builtins as _py
 import math
 from collections.abc import Callable
 from typing import Any
@@ -36,10 +37,6 @@ def _static(value: Any, *more: Any) -> Any:
     return value if not more else (value, *more)
 
 
-def _round(x: float) -> float:
-    return float(math.floor(x + 0.5)) if x >= 0 else -float(math.floor(-x + 0.5))
-
-
 static = _builtin("static", _static)
 static_print = _builtin("static_print", print)
 static_assert = _builtin("static_assert")
@@ -57,7 +54,7 @@ sqrt = _builtin("sqrt", math.sqrt)
 rsqrt = _builtin("rsqrt", lambda x: 1.0 / math.sqrt(x))
 floor = _builtin("floor", math.floor)
 ceil = _builtin("ceil", math.ceil)
-round = _builtin("round", _round)  # noqa: A001 - Taichi's name
+round = _builtin("round", _py.round)  # noqa: A001 - Taichi's name
 abs = _builtin("abs", lambda x: x if x >= 0 else -x)  # noqa: A001
 pow = _builtin("pow", lambda a, b: a**b)  # noqa: A001
 max = _builtin("max", _python_builtin("max"))  # noqa: A001
