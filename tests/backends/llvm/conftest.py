@@ -16,9 +16,10 @@ def backend() -> Iterator[CpuBackend]:
     cpu.close()
 
 
-@pytest.fixture(scope="session")
-def split_backend() -> Iterator[CpuBackend]:
-    """A back end whose pool splits every loop of two or more iterations (grain 1)."""
-    cpu = CpuBackend(num_threads=4, grain=1)
+@pytest.fixture(scope="session", params=["native_pool", "python_pool"])
+def split_backend(request: pytest.FixtureRequest) -> Iterator[CpuBackend]:
+    """A back end whose pool splits every loop of two or more iterations (grain 1); once with
+    the native pool (Linux) and once with the pure-Python one."""
+    cpu = CpuBackend(num_threads=4, grain=1, native=request.param == "native_pool")
     yield cpu
     cpu.close()

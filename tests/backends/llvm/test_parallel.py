@@ -10,6 +10,9 @@ import pytest
 
 from tests.backends.llvm.helpers import Tree, compile_text, ndarray, scalar
 from tistudio.backends.llvm import CpuBackend
+from tistudio.backends.llvm.executable import RANGE_TASK
+from tistudio.backends.llvm.jit import JitEngine
+from tistudio.backends.llvm.native_pool import NativeThreadPool
 from tistudio.backends.llvm.thread_pool import ThreadPool
 from tistudio.ir.config import CompileConfig
 
@@ -27,9 +30,16 @@ $0 = offloaded range_for(0, {n}) body {{
 
 
 @pytest.mark.parametrize("n", [1, 2, 1000, 10**6])
-@pytest.mark.parametrize("which", ["backend", "split_backend"])
-def test_every_iteration_runs_exactly_once(request, which, n):
-    cpu = request.getfixturevalue(which)
+def test_every_iteration_runs_exactly_once(backend, n):
+    _check_fill(backend, n)
+
+
+@pytest.mark.parametrize("n", [1, 2, 1000, 10**6])
+def test_every_iteration_runs_exactly_once_in_small_chunks(split_backend, n):
+    _check_fill(split_backend, n)
+
+
+def _check_fill(cpu: CpuBackend, n: int) -> None:
     ex = compile_text(
         cpu,
         FILL.format(n=n),
@@ -202,55 +212,91 @@ def test_concurrent_launches_from_four_python_threads(split_backend):
 # --- the pool on its own --------------------------------------------------------------------
 
 
-def _recording_pool(threads: int, grain: int):
-    pool = ThreadPool(threads, grain)
+POOLS = ["python", "native"]
+
+
+def _recording_pool(kind: str, threads: int, grain: int):
+    """A pool of `kind` and a task that records each chunk (as a ctypes callback for the
+    native pool, which calls tasks from native code)."""
     calls: list[tuple[int, int, int]] = []
     lock = threading.Lock()
 
-    def fn(ctx: int, lo: int, hi: int) -> None:
+    def record(ctx: int, lo: int, hi: int) -> None:
         with lock:
             calls.append((lo, hi, threading.get_ident()))
 
-    return pool, calls, fn
+    if kind == "python":
+        return ThreadPool(threads, grain), calls, record
+    pool = NativeThreadPool(threads, JitEngine(), grain)
+    return pool, calls, RANGE_TASK(record)
 
 
+@pytest.mark.parametrize("kind", POOLS)
 @pytest.mark.parametrize(
-    "n,threads,grain,chunks", [(10, 4, 100, 1), (250, 4, 100, 2), (10**6, 3, 4, 3)]
+    "n,threads,grain,chunks", [(10, 4, 100, 1), (250, 4, 100, 2), (10**6, 3, 4, 3), (5, 4, 1, 4)]
 )
-def test_pool_splits_into_chunks_of_at_least_one_grain(n, threads, grain, chunks):
-    pool, calls, fn = _recording_pool(threads, grain)
+def test_pool_splits_into_balanced_chunks_of_at_least_one_grain(kind, n, threads, grain, chunks):
+    pool, calls, fn = _recording_pool(kind, threads, grain)
     try:
         pool.parallel_for(fn, 0, 7, 7 + n)
         spans = sorted((lo, hi) for lo, hi, _ in calls)
         assert len(spans) == chunks
         assert spans[0][0] == 7 and spans[-1][1] == 7 + n
         assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))  # contiguous, no overlap
-        assert all(hi - lo >= min(grain, n) for lo, hi in spans)
+        sizes = [hi - lo for lo, hi in spans]
+        assert min(sizes) >= min(grain, n) and max(sizes) - min(sizes) <= 1
     finally:
         pool.close()
 
 
-def test_small_loops_run_inline_and_workers_persist():
-    pool, calls, fn = _recording_pool(4, 100)
+@pytest.mark.parametrize("kind", POOLS)
+def test_small_loops_run_inline_and_workers_persist(kind):
+    pool, calls, fn = _recording_pool(kind, 4, 100)
     try:
         pool.parallel_for(fn, 0, 0, 150)  # below two grains: no worker involved
         assert calls == [(0, 150, threading.get_ident())] and pool.started_workers == 0
         for _ in range(50):
             pool.parallel_for(fn, 0, 0, 10_000)
         assert pool.started_workers == 3
+        assert len(calls) == 1 + 50 * 4
         workers = {ident for _, _, ident in calls}
         assert len(workers) == 4  # the caller and the same three workers every time
-        assert threading.active_count() >= 4
     finally:
         pool.close()
     assert pool.started_workers == 0
+    pool.parallel_for(fn, 0, 0, 10_000)  # a closed pool starts again on demand
+    assert pool.started_workers == 3
+    pool.close()
 
 
-def test_empty_and_reversed_ranges_run_nothing():
-    pool, calls, fn = _recording_pool(2, 1)
+@pytest.mark.parametrize("kind", POOLS)
+def test_empty_and_reversed_ranges_run_nothing(kind):
+    pool, calls, fn = _recording_pool(kind, 2, 1)
     pool.parallel_for(fn, 0, 5, 5)
     pool.parallel_for(fn, 0, 9, 3)
     assert calls == []
+    pool.close()
+
+
+def test_a_busy_native_pool_runs_other_launches_inline():
+    """While one thread's launch holds the pool, another thread's range runs on its own."""
+    pool, calls, fn = _recording_pool("native", 2, 1)
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(ctx: int, lo: int, hi: int) -> None:
+        if lo == 0:
+            entered.set()
+            release.wait(10)
+
+    slow_fn = RANGE_TASK(slow)
+    holder = threading.Thread(target=pool.parallel_for, args=(slow_fn, 0, 0, 10))
+    holder.start()
+    assert entered.wait(10)
+    pool.parallel_for(fn, 0, 100, 200)  # the pool is busy: one inline chunk on this thread
+    release.set()
+    holder.join()
+    assert calls == [(100, 200, threading.get_ident())]
+    pool.close()
 
 
 def test_backend_compiles_with_one_shared_engine():

@@ -19,38 +19,63 @@ from tistudio.backends.llvm.codegen import build_module
 from tistudio.backends.llvm.context import ContextLayout
 from tistudio.backends.llvm.executable import CpuExecutable
 from tistudio.backends.llvm.jit import JitEngine
+from tistudio.backends.llvm.launcher import build_launcher
+from tistudio.backends.llvm.native_pool import NativeThreadPool
+from tistudio.backends.llvm.runtime_ir import native_pool_supported
 from tistudio.backends.llvm.thread_pool import MIN_GRAIN, ThreadPool
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Kernel
 
 
 class CpuBackend:
-    """The CPU back end's shared state: a lazily created JIT engine and one thread pool."""
+    """The CPU back end's shared state: a JIT engine and one thread pool, both made on first
+    use. The pool is the native one (`native_pool.py`) where Linux futexes exist, else the
+    pure-Python `thread_pool.ThreadPool`; `native=False` forces the latter."""
 
-    def __init__(self, num_threads: int | None = None, grain: int = MIN_GRAIN) -> None:
-        self.pool = ThreadPool(num_threads or os.cpu_count() or 1, grain)
+    def __init__(
+        self, num_threads: int | None = None, grain: int = MIN_GRAIN, native: bool = True
+    ) -> None:
+        self.num_threads = num_threads or os.cpu_count() or 1
+        self.grain = grain
+        self.native = native and native_pool_supported()
         self._jit: JitEngine | None = None
-        self._jit_lock = threading.Lock()
+        self._pool: ThreadPool | NativeThreadPool | None = None
+        self._lock = threading.RLock()
         self._kernel_ids = itertools.count()
 
     @property
     def jit(self) -> JitEngine:
-        with self._jit_lock:
+        with self._lock:
             if self._jit is None:
                 self._jit = JitEngine()
             return self._jit
+
+    @property
+    def pool(self) -> ThreadPool | NativeThreadPool:
+        with self._lock:
+            if self._pool is None:
+                if self.native:
+                    self._pool = NativeThreadPool(self.num_threads, self.jit, self.grain)
+                else:
+                    self._pool = ThreadPool(self.num_threads, self.grain)
+            return self._pool
 
     def compile(self, kernel: Kernel, config: CompileConfig) -> CpuExecutable:
         """Final IR of `kernel` -> a launchable `CpuExecutable`."""
         layout = ContextLayout.of(kernel)
         prefix = f"{re.sub(r'[^0-9A-Za-z_]', '_', kernel.name)}_{next(self._kernel_ids)}"
         module, functions = build_module(kernel, config, layout, prefix)
+        pool = self.pool
+        if isinstance(pool, NativeThreadPool):
+            functions.append(build_launcher(module, kernel, functions, config.cpu_max_num_threads))
         compiled = self.jit.compile(module, functions, config.opt_level)
-        return CpuExecutable(kernel, config, layout, compiled, self.pool)
+        return CpuExecutable(kernel, config, layout, compiled, pool)
 
     def close(self) -> None:
         """Stop the pool's workers (compiled kernels stay valid; the pool restarts on demand)."""
-        self.pool.close()
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
 
 
 @functools.cache

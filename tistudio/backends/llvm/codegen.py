@@ -44,7 +44,8 @@ _REDUCTION_OPS = (BinaryOpType.add, BinaryOpType.mul)
 def build_module(
     kernel: Kernel, config: CompileConfig, layout: ContextLayout, prefix: str
 ) -> tuple[ir.Module, list[str]]:
-    """The LLVM module of `kernel` and the name of each task's function, in task order."""
+    """The LLVM module of `kernel` and the name of each task's function, in task order
+    (`launcher.build_launcher` can add a function that runs them all)."""
     module = ir.Module(name=prefix)
     names = Printer()
     names.number(kernel.body)

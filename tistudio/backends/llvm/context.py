@@ -7,7 +7,8 @@ changed. Slots, in order:
 
     slot 0                 address of the kernel's global-temporary buffer (`gtmp_size` bytes,
                            allocated once per compiled kernel; values that cross tasks)
-    slots 1 .. R           return values: value k in the low bytes of slot 1 + k, as its type
+    slot 1                 address of the native thread pool's state block (0 without one)
+    slots 2 .. R + 1       return values: value k in the low bytes of slot 2 + k, as its type
     next, one per tree     base address of each SNode tree the kernel uses (`GetRoot`), by tree id
     next, per parameter    scalar: one slot, the value in the low bytes with the param's dtype
                            (u1 as one byte 0/1); ndarray: one slot with the data address, then
@@ -25,6 +26,8 @@ from tistudio.ir.stmt import Kernel
 
 SLOT_BYTES = 8
 GTMP_SLOT = 0
+POOL_SLOT = 1
+FIRST_RETURN_SLOT = 2
 
 
 @dataclass(frozen=True)
@@ -43,14 +46,14 @@ class ContextLayout:
     num_returns: int
     root_slots: dict[int, int] = field(default_factory=dict)  # tree id -> slot
     params: tuple[ParamSlots, ...] = ()
-    num_slots: int = 1
+    num_slots: int = FIRST_RETURN_SLOT
 
     def return_slot(self, index: int) -> int:
-        return 1 + index
+        return FIRST_RETURN_SLOT + index
 
     @classmethod
     def of(cls, kernel: Kernel) -> ContextLayout:
-        next_slot = 1 + len(kernel.ret_types)
+        next_slot = FIRST_RETURN_SLOT + len(kernel.ret_types)
         trees = sorted({s.tree_id for s in kernel.walk() if isinstance(s, GetRoot)})
         root_slots = {tree: next_slot + i for i, tree in enumerate(trees)}
         next_slot += len(trees)

@@ -19,8 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from tistudio.backends.llvm.context import GTMP_SLOT, SLOT_BYTES, ContextLayout, ParamSlots
+from tistudio.backends.llvm.context import (
+    GTMP_SLOT,
+    POOL_SLOT,
+    SLOT_BYTES,
+    ContextLayout,
+    ParamSlots,
+)
 from tistudio.backends.llvm.jit import CompiledModule
+from tistudio.backends.llvm.native_pool import NativeThreadPool
 from tistudio.backends.llvm.thread_pool import ThreadPool
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import TaskType
@@ -60,7 +67,7 @@ class CpuExecutable:
         config: CompileConfig,
         layout: ContextLayout,
         compiled: CompiledModule,
-        pool: ThreadPool,
+        pool: ThreadPool | NativeThreadPool,
     ) -> None:
         self.name = kernel.name
         self.layout = layout
@@ -80,10 +87,19 @@ class CpuExecutable:
             for k, t in enumerate(kernel.ret_types)
         ]
         tasks = [t for t in kernel.body if isinstance(t, Offloaded)]
-        self._runners = [
-            self._runner(task, address, pool, config.cpu_max_num_threads)
-            for task, address in zip(tasks, compiled.addresses)
-        ]
+        threads = config.cpu_max_num_threads
+        self._pool = pool
+        self._launch: Callable[[], None] | None = None
+        self._runners: list[Callable[[], None]] = []
+        self._workers_needed = threads - 1 if _may_split(tasks, pool.grain) else 0
+        if isinstance(pool, NativeThreadPool):  # one native call runs every task
+            self._buffer[POOL_SLOT] = pool.state_address
+            self._launch = partial(SERIAL_TASK(compiled.addresses[len(tasks)]), self.ctx)
+        else:
+            self._runners = [
+                self._runner(task, address, pool, threads)
+                for task, address in zip(tasks, compiled.addresses)
+            ]
 
     @property
     def assembly(self) -> str:
@@ -100,8 +116,13 @@ class CpuExecutable:
             buffer = self._buffer
             for tree, slot in self._roots:
                 buffer[slot] = roots[tree]
-            for run in self._runners:
-                run()
+            if self._launch is not None:
+                if self._workers_needed > self._pool.started_workers:
+                    self._pool.ensure_workers(self._workers_needed)
+                self._launch()
+            else:
+                for run in self._runners:
+                    run()
             getters = self._getters
             if not getters:
                 return ()
@@ -140,6 +161,16 @@ class CpuExecutable:
             raise ValueError(f"range bound at gtmp offset {value} is outside the buffer")
         cell = ctypes.c_int32.from_buffer(self._gtmp, value)
         return partial(getattr, cell, "value")
+
+
+def _may_split(tasks: list[Offloaded], grain: int) -> bool:
+    """Whether some range_for task can be long enough for the pool to split it."""
+    for task in tasks:
+        if task.task_type is not TaskType.range_for:
+            continue
+        if not (task.const_begin and task.const_end) or task.end - task.begin >= 2 * grain:
+            return True
+    return False
 
 
 def _slot_accessor(

@@ -48,3 +48,24 @@ def constant(dtype: PrimitiveType, value: int | float | bool) -> ir.Constant:
     if dtype.bits > 1 and v >= 1 << (dtype.bits - 1):
         v -= 1 << dtype.bits
     return ir.Constant(value_type(dtype), v)
+
+
+class _Callee(ir.CastInstr):
+    """A function address (an opaque `ptr`) that knows the type of the function behind it."""
+
+    def __init__(self, block: ir.Block, address: ir.Value, fnty: ir.FunctionType) -> None:
+        super().__init__(block, "bitcast", address, PTR)
+        self._fnty = fnty
+
+    @property
+    def function_type(self) -> ir.FunctionType:
+        return self._fnty
+
+
+def callee(b: ir.IRBuilder, address: ir.Value, fnty: ir.FunctionType) -> ir.Value:
+    """`address` as something `IRBuilder.call` accepts, for an indirect call of type `fnty`.
+    (llvmlite derives a callee's type from a typed pointer; LLVM 22 has only opaque ones.)
+    The `bitcast ptr to ptr` it emits is a no-op that LLVM folds away."""
+    instr = _Callee(b.block, address, fnty)
+    b._insert(instr)
+    return instr

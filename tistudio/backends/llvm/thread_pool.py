@@ -84,20 +84,24 @@ class ThreadPool:
             self._busy.release()
 
     def _fork_join(self, fn: RangeTask, ctx: int, begin: int, end: int, chunks: int) -> None:
-        workers = self._ensure_workers(chunks - 1)
-        size = -(-(end - begin) // chunks)
-        lo = begin + size
-        for worker in workers:
-            worker.job = (fn, ctx, lo, min(lo + size, end))
+        workers = self._workers_for(chunks - 1)
+        n = end - begin
+        # chunk c is [begin + c*n//chunks, begin + (c+1)*n//chunks): balanced, never empty
+        for c, worker in enumerate(workers, start=1):
+            worker.job = (fn, ctx, begin + c * n // chunks, begin + (c + 1) * n // chunks)
             worker.wake.release()
-            lo += size
         try:
-            fn(ctx, begin, begin + size)
+            fn(ctx, begin, begin + n // chunks)
         finally:
             for worker in workers:
                 worker.done.acquire()
 
-    def _ensure_workers(self, count: int) -> list[_Worker]:
+    def ensure_workers(self, count: int) -> None:
+        """Start workers until there are `count` (the pool also grows on demand)."""
+        with self._busy:
+            self._workers_for(count)
+
+    def _workers_for(self, count: int) -> list[_Worker]:
         if self._pid != os.getpid():  # a forked child inherits no threads: start afresh
             self._workers, self._pid = [], os.getpid()
         while len(self._workers) < count:

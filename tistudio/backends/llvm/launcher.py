@@ -1,0 +1,53 @@
+"""The kernel launcher: one native function that runs all of a kernel's tasks in order.
+
+`void launch(ptr ctx)` calls each serial task, and hands each range_for task to the native
+thread pool's `tistudio_pool_run` (found through the state block whose address is in the
+argument buffer), reading non-constant bounds from the global temporaries that earlier tasks
+wrote. Python then makes one ctypes call per launch, however many tasks the kernel has.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from tistudio.backends.llvm import runtime_ir as rt
+from tistudio.backends.llvm.context import GTMP_SLOT, POOL_SLOT
+from tistudio.backends.llvm.lltypes import I8, I32, I64, PTR, VOID, callee
+from tistudio.ir.ops import TaskType
+from tistudio.ir.statements import Offloaded
+from tistudio.ir.stmt import Kernel
+
+
+def build_launcher(module: ir.Module, kernel: Kernel, functions: list[str], threads: int) -> str:
+    """Add `<prefix>_launch` to `module` (after the tasks' functions); return its name."""
+    name = f"{module.name}_launch"
+    launcher = ir.Function(module, ir.FunctionType(VOID, [PTR]), name)
+    launcher.attributes.add("nounwind")
+    b = ir.IRBuilder(launcher.append_basic_block("entry"))
+    ctx = launcher.args[0]
+    ctx.name = "ctx"
+    for task, function in zip(kernel.body, functions):
+        assert isinstance(task, Offloaded)
+        task_fn = module.globals[function]
+        if task.task_type is not TaskType.range_for:
+            b.call(task_fn, [ctx])
+            continue
+        begin = _bound(b, ctx, task.const_begin, task.begin)
+        end = _bound(b, ctx, task.const_end, task.end)
+        state = _slot(b, ctx, POOL_SLOT)
+        address = b.gep(state, [ir.Constant(I64, rt.RUN_ADDRESS)], source_etype=I8)
+        run = callee(b, b.load(address, typ=PTR), rt.RUN_TYPE)
+        b.call(run, [state, task_fn, ctx, begin, end, ir.Constant(I32, threads)])
+    b.ret_void()
+    return name
+
+
+def _slot(b: ir.IRBuilder, ctx: ir.Value, slot: int) -> ir.Value:
+    return b.load(b.gep(ctx, [ir.Constant(I64, slot)], source_etype=I64), typ=PTR)
+
+
+def _bound(b: ir.IRBuilder, ctx: ir.Value, const: bool, value: int) -> ir.Value:
+    if const:
+        return ir.Constant(I32, value)
+    gtmp = _slot(b, ctx, GTMP_SLOT)
+    return b.load(b.gep(gtmp, [ir.Constant(I64, value)], source_etype=I8), typ=I32)
