@@ -33,7 +33,7 @@ def build_frontend_ir(
     parsed: ParsedFunction,
     specs: list[ParamSpec],
     template_values: dict[str, Any],
-    ndarray_dtypes: dict[str, PrimitiveType],
+    ndarrays: dict[str, tuple[PrimitiveType, int]],
     ret_types: list[PrimitiveType],
     config: CompileConfig,
     name: str,
@@ -55,9 +55,9 @@ def build_frontend_ir(
             params.append(Param(spec.name, "scalar", spec.dtype))
             scope.bind(spec.name, transformer.new_var(spec.dtype, spec.name, arg, loc))
         else:
-            dtype = ndarray_dtypes[spec.name]
-            scope.bind(spec.name, NdarrayArg(len(params), dtype, spec.ndim, spec.name))
-            params.append(Param(spec.name, "ndarray", dtype, spec.ndim))
+            dtype, ndim = ndarrays[spec.name]
+            scope.bind(spec.name, NdarrayArg(len(params), dtype, ndim, spec.name))
+            params.append(Param(spec.name, "ndarray", dtype, ndim))
     transformer.visit_body(parsed.node.body)
     if ret_types and not transformer.returned:
         raise TaichiSyntaxError(

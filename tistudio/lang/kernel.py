@@ -202,10 +202,11 @@ class Kernel:
         if self._parsed is None:
             self._parsed = parse_function(self.fn)
         templates = {s.name: a for s, a in zip(specs, args) if s.kind == "template"}
-        dtypes = {s.name: to_dtype(_as_array(a, s, self.__name__).dtype)
-                  for s, a in zip(specs, args) if s.kind == "ndarray"}
+        arrays = {s.name: _as_array(a, s, self.__name__) for s, a in zip(specs, args)
+                  if s.kind == "ndarray"}
+        ndarrays = {name: (to_dtype(a.dtype), a.ndim) for name, a in arrays.items()}
         start = time.perf_counter()
-        ir = build_frontend_ir(self.fn, self._parsed, specs, templates, dtypes,
+        ir = build_frontend_ir(self.fn, self._parsed, specs, templates, ndarrays,
                                self._ret_types(), program.config, name)
         frontend_ms = (time.perf_counter() - start) * 1e3
         echo = print if program.config.print_ir else None

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
+from tistudio.events import bus
 from tistudio.ir.printer import print_ir
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.verifier import InternalCompilerError, verify
@@ -63,7 +64,9 @@ class PassRunner:
 
     def __init__(self, kernel: Kernel, ctx: PassContext, record: bool,
                  echo: Callable[[str], None] | None = None) -> None:
-        self.kernel, self.ctx, self.record, self.echo = kernel, ctx, record, echo
+        self.publish = bus.wants("pass_ran")
+        self.kernel, self.ctx, self.echo = kernel, ctx, echo
+        self.record = record or self.publish
         self.records: list[PassRecord] = []
         self.verify = ctx.config.verify_passes or ctx.config.debug
 
@@ -72,8 +75,10 @@ class PassRunner:
             return
         text = print_ir(self.kernel)
         if self.record:
-            self.records.append(
-                PassRecord(name, doc, ms, text, self.kernel.stmt_count(), changed))
+            record = PassRecord(name, doc, ms, text, self.kernel.stmt_count(), changed)
+            self.records.append(record)
+            if self.publish:
+                bus.publish("pass_ran", kernel_name=self.kernel.name, record=record)
         if self.echo:
             self.echo(f"[{self.kernel.name}] {name}:\n{text}")
 
