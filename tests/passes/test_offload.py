@@ -143,41 +143,61 @@ def test_two_loops_with_the_same_dynamic_bounds_share_their_slots():
 
 
 def test_bound_of_a_later_serial_task_is_reloaded_from_its_gtmp():
-    # $1 is made before the first loop but bounds the second one, after a serial statement:
+    # $2 is computed before the first loop but bounds the second one, after a serial statement:
     # it reaches the second serial task through a slot of its own.
     check_pass(
         offload,
         before="""
             <i32> $0 = const 0
             <i32> $1 = argload[0]
-            $2 : for in range($0, $0) reversed=false serialize=false {
+            <i32> $2 = mul $1 $1
+            $3 : for in range($0, $0) reversed=false serialize=false {
             }
-            <i32> $3 = argload[1]
-            $4 : for in range($3, $1) reversed=false serialize=false {
+            <i32> $4 = argload[1]
+            $5 : for in range($4, $2) reversed=false serialize=false {
             }
         """,
         after="""
             $0 = offloaded serial body {
               <i32> $1 = argload[0]
-              <*i32> $2 = global tmp var (offset = 16 B)
-              $3 : global store [$2 <- $1]
+              <i32> $2 = mul $1 $1
+              <*i32> $3 = global tmp var (offset = 16 B)
+              $4 : global store [$3 <- $2]
             }
-            $4 = offloaded range_for(0, 0) body {
+            $5 = offloaded range_for(0, 0) body {
             }
-            $5 = offloaded serial body {
-              <*i32> $6 = global tmp var (offset = 16 B)
-              <i32> $7 = global load $6
-              <i32> $8 = argload[1]
-              <*i32> $9 = global tmp var (offset = 0 B)
-              $10 : global store [$9 <- $8]
-              <*i32> $11 = global tmp var (offset = 8 B)
-              $12 : global store [$11 <- $7]
+            $6 = offloaded serial body {
+              <*i32> $7 = global tmp var (offset = 16 B)
+              <i32> $8 = global load $7
+              <i32> $9 = argload[1]
+              <*i32> $10 = global tmp var (offset = 0 B)
+              $11 : global store [$10 <- $9]
+              <*i32> $12 = global tmp var (offset = 8 B)
+              $13 : global store [$12 <- $8]
             }
-            $13 = offloaded range_for(tmp(offset=0B), tmp(offset=8B)) body {
+            $14 = offloaded range_for(tmp(offset=0B), tmp(offset=8B)) body {
             }
         """,
     )
 
+
+def test_kernel_arguments_are_reread_in_each_task_not_stored():
+    check_pass(
+        offload,
+        before="""
+            <f32> $0 = argload[0]
+            <i32> $1 = const 4
+            $2 : for in range($1, $1) reversed=false serialize=false {
+              <f32> $3 = add $0 $0
+            }
+        """,
+        after="""
+            $0 = offloaded range_for(4, 4) body {
+              <f32> $1 = argload[0]
+              <f32> $2 = add $1 $1
+            }
+        """,
+    )
 
 def test_serialized_range_for_stays_in_the_serial_task():
     check_pass(

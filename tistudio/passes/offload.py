@@ -4,7 +4,7 @@ A back end launches each task on its own: straight-line top-level code becomes a
 each top-level parallel `for i in range(...)` a `range_for` task and each `for I in field` a
 `struct_for` task. Tasks share no registers, so a value made in one task and used in a later one
 travels through a slot of the kernel's global-temporary buffer (constants and addresses are
-simply recomputed), and a loop bound that is not a constant is written there by the serial task
+and kernel arguments are simply recomputed), and a loop bound that is not a constant is written there by the serial task
 before the loop, the way Taichi's `offload` pass does it.
 """
 
@@ -15,7 +15,9 @@ import dataclasses
 from tistudio.ir.ops import TaskType, UnaryOpType
 from tistudio.ir.statements import (
     Alloca,
+    ArgLoad,
     Const,
+    ExternalTensorShape,
     GlobalLoad,
     GlobalStore,
     GlobalTemporary,
@@ -32,6 +34,7 @@ from tistudio.ir.types import DataType, PointerType, PrimitiveType, i32
 from tistudio.passes.context import PassContext
 
 _SLOT_ALIGN = 8  # every global temporary starts on an 8-byte boundary
+_RECOMPUTED = (Const, ArgLoad, ExternalTensorShape)  # values every task can read for itself
 
 
 def run(kernel: Kernel, ctx: PassContext) -> bool:
@@ -168,8 +171,8 @@ class _Importer:
 
     def _import(self, value: Stmt, task: Offloaded) -> Stmt:
         prelude = self.tasks.prelude.setdefault(task, [])
-        if isinstance(value, Const) or isinstance(value.ret_type, PointerType):
-            # constants and addresses are cheaper to recompute than to store
+        if isinstance(value, _RECOMPUTED) or isinstance(value.ret_type, PointerType):
+            # constants, arguments and addresses are cheaper to recompute than to store
             copy = _clone(value)
             for op in copy.operands():
                 copy.replace_operand(op, self.value_in(op, task))
