@@ -3,6 +3,8 @@ it produces are vectorised."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from tests.backends.llvm.helpers import compile_text, ndarray, scalar
@@ -72,3 +74,34 @@ def test_arguments_are_loaded_once_outside_the_loop(backend):
     entry = ex.llvm_ir.split("entry:")[1].split("start:")[0]
     assert entry.count("load") == 3  # a, x data, y data (1-d arrays need no extent)
     assert "ctx" in entry
+
+
+SIN = """
+$0 = offloaded range_for(0, 100000) body {
+  <i32> $1 = loop $0 index 0
+  <*f32> $2 = external_ptr arg 0, [$1]
+  <f32> $3 = global load $2
+  <f32> $4 = sin $3
+  <f32> $5 = exp $3
+  <f32> $6 = add $4 $5
+  $7 : global store [$2 <- $6]
+}
+"""
+
+
+def test_transcendentals_vectorise_through_libmvec_with_fast_math(backend):
+    library = backend.jit.vector_library
+    fast = compile_text(backend, SIN, params=[ndarray("x", "f32", 1)])
+    exact = compile_text(
+        backend, SIN, params=[ndarray("x", "f32", 1)], config=CompileConfig(fast_math=False)
+    )
+    if library is not None:  # glibc with libmvec: the vector variants are called
+        assert re.search(rf"call .*@_ZGV{library.isa}N\d+v_sinf", fast.llvm_ir_optimized)
+        assert re.search(rf"call .*@_ZGV{library.isa}N\d+v_expf", fast.llvm_ir_optimized)
+    assert "_ZGV" not in exact.llvm_ir_optimized
+    x = np.linspace(-3, 3, 100000, dtype=np.float32)
+    want = np.sin(x.astype(np.float64)) + np.exp(x.astype(np.float64))
+    for ex in (fast, exact):
+        y = x.copy()
+        ex.launch([y], [])
+        np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-6)

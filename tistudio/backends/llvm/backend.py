@@ -64,11 +64,12 @@ class CpuBackend:
         """Final IR of `kernel` -> a launchable `CpuExecutable`."""
         layout = ContextLayout.of(kernel)
         prefix = f"{re.sub(r'[^0-9A-Za-z_]', '_', kernel.name)}_{next(self._kernel_ids)}"
-        module, functions = build_module(kernel, config, layout, prefix)
+        jit = self.jit
+        module, functions = build_module(kernel, config, layout, prefix, jit.vector_library)
         pool = self.pool
         if isinstance(pool, NativeThreadPool):
             functions.append(build_launcher(module, kernel, functions, config.cpu_max_num_threads))
-        compiled = self.jit.compile(module, functions, config.opt_level)
+        compiled = jit.compile(module, functions, config.opt_level)
         return CpuExecutable(kernel, config, layout, compiled, pool)
 
     def close(self) -> None:

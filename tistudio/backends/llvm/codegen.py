@@ -29,6 +29,7 @@ from tistudio.backends.llvm.lltypes import (
     memory_type,
     value_type,
 )
+from tistudio.backends.llvm.vecmath import VectorLibrary, keep_variants
 from tistudio.ir import statements as s
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import BinaryOpType, TaskType
@@ -42,20 +43,29 @@ _REDUCTION_OPS = (BinaryOpType.add, BinaryOpType.mul)
 
 
 def build_module(
-    kernel: Kernel, config: CompileConfig, layout: ContextLayout, prefix: str
+    kernel: Kernel,
+    config: CompileConfig,
+    layout: ContextLayout,
+    prefix: str,
+    vector_library: VectorLibrary | None = None,
 ) -> tuple[ir.Module, list[str]]:
     """The LLVM module of `kernel` and the name of each task's function, in task order
-    (`launcher.build_launcher` can add a function that runs them all)."""
+    (`launcher.build_launcher` can add a function that runs them all). With fast math and a
+    `vector_library`, transcendental functions go through libmvec (see `vecmath.py`)."""
     module = ir.Module(name=prefix)
     names = Printer()
     names.number(kernel.body)
+    vector_math = vector_library if config.fast_math else None
     functions = []
     for index, task in enumerate(kernel.body):
         if not isinstance(task, s.Offloaded):
             raise InternalCompilerError(f"kernel body holds {type(task).__name__}, not a task")
         name = f"{prefix}_task{index}_{task.task_type.value}"
-        TaskEmitter(module, task, name, layout, config, names.names).build()
+        emitter = TaskEmitter(module, task, name, layout, config, names.names)
+        emitter.vector_math = vector_math
+        emitter.build()
         functions.append(name)
+    keep_variants(module)
     return module, functions
 
 
@@ -81,6 +91,7 @@ class TaskEmitter:
     ) -> None:
         self.task, self.layout, self.numbers = task, layout, numbers
         self.flags: tuple[str, ...] = ("fast",) if config.fast_math else ()
+        self.vector_math: VectorLibrary | None = None
         self.values: dict[Stmt, ir.Value] = {}
         self.loop_index: dict[Stmt, ir.Value] = {}
         self.loops: list[_Loop] = []
@@ -224,7 +235,9 @@ class TaskEmitter:
     def emit_UnaryOp(self, stmt: s.UnaryOp) -> None:
         src, dst = stmt.operand.ret_type, stmt.ret_type
         x = self.values[stmt.operand]
-        value = arith.unary(self.builder, stmt.op, src, dst, x, self.flags)
+        value = self.vector_call(stmt.op, src, [x])
+        if value is None:
+            value = arith.unary(self.builder, stmt.op, src, dst, x, self.flags)
         if value is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} on {src}")
         self.values[stmt] = value
@@ -232,11 +245,19 @@ class TaskEmitter:
     def emit_BinaryOp(self, stmt: s.BinaryOp) -> None:
         lhs, rhs = self.values[stmt.lhs], self.values[stmt.rhs]
         dtype = stmt.lhs.ret_type
-        flags = self.reduction_flags(stmt)
-        value = arith.binary(self.builder, stmt.op, dtype, lhs, rhs, flags)
+        value = self.vector_call(stmt.op, dtype, [lhs, rhs])
+        if value is None:
+            flags = self.reduction_flags(stmt)
+            value = arith.binary(self.builder, stmt.op, dtype, lhs, rhs, flags)
         if value is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} on {dtype}")
         self.values[stmt] = value
+
+    def vector_call(self, op: object, dtype: PrimitiveType, args: list) -> ir.Value | None:
+        """A libm call that vectorises through libmvec, where that applies (else None)."""
+        if self.vector_math is None or not dtype.is_float:
+            return None
+        return self.vector_math.call(self.builder, op, dtype, args)
 
     def reduction_flags(self, stmt: s.BinaryOp) -> tuple[str, ...]:
         """Fast-math flags; without fast math, `reassoc` on a TLS accumulation still lets the

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from tistudio.backends.llvm.vecmath import VectorLibrary
+
 
 @dataclass
 class CompiledModule:
@@ -49,6 +51,7 @@ class JitEngine:
             cpu=self.cpu_name, features=self.cpu_features, opt=3, jit=True
         )
         self.data_layout = str(self.target_machine.target_data)
+        self.vector_library = VectorLibrary.detect(self.cpu_features)
         empty = llvm.parse_assembly("")
         empty.triple = self.triple
         self.engine = llvm.create_mcjit_compiler(empty, self.target_machine)
