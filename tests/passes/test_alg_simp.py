@@ -88,8 +88,8 @@ def test_nothing_to_simplify(stmt):
         ("<u1> $6 = cmp_ne $0 $0", "<u1> $6 = const false"),
         ("<u1> $6 = cmp_lt $0 $0", "<u1> $6 = const false"),
         ("<u1> $6 = cmp_gt $0 $0", "<u1> $6 = const false"),
-        ("<i32> $6 = cast_value $0", "$0"),
-        ("<i32> $6 = reinterpret_cast_bits $0", "$0"),
+        ("<i32> $6 = cast_value<i32> $0", "$0"),
+        ("<i32> $6 = reinterpret_cast_bits<i32> $0", "$0"),
     ],
 )
 def test_integer_rule(stmt, to):
@@ -189,7 +189,7 @@ def test_shift_by_a_multiple_of_the_width_is_no_shift():
         ("<f32> $6 = mul $3 $0", "$0"),  # 1.0 * x
         ("<f32> $6 = div $0 $3", "$0"),  # x / 1.0
         ("<f32> $6 = max $0 $0", "$0"),
-        ("<f32> $6 = cast_value $0", "$0"),
+        ("<f32> $6 = cast_value<f32> $0", "$0"),
     ],
 )
 def test_float_rule(stmt, to):

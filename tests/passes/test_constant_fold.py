@@ -189,14 +189,17 @@ def test_u8_arithmetic_shift_copies_the_top_bit():
     ],
 )
 def test_cast_value(src, value, dst, want):
-    fold(f"<{src}> $0 = const {value}\n<{dst}> $1 = cast_value $0", f"<{dst}> $1 = const {want}")
+    fold(
+        f"<{src}> $0 = const {value}\n<{dst}> $1 = cast_value<{dst}> $0",
+        f"<{dst}> $1 = const {want}",
+    )
 
 
 @pytest.mark.parametrize(
     "src, value, dst", [("f32", "3e9", "i32"), ("f32", "-1.0", "u32"), ("f64", "inf", "i64")]
 )
 def test_out_of_range_float_to_int_cast_is_not_folded(src, value, dst):
-    unchanged(f"<{src}> $0 = const {value}\n<{dst}> $1 = cast_value $0")
+    unchanged(f"<{src}> $0 = const {value}\n<{dst}> $1 = cast_value<{dst}> $0")
 
 
 @pytest.mark.parametrize(
@@ -210,13 +213,13 @@ def test_out_of_range_float_to_int_cast_is_not_folded(src, value, dst):
 )
 def test_reinterpret_cast_bits(src, value, dst, want):
     fold(
-        f"<{src}> $0 = const {value}\n<{dst}> $1 = reinterpret_cast_bits $0",
+        f"<{src}> $0 = const {value}\n<{dst}> $1 = reinterpret_cast_bits<{dst}> $0",
         f"<{dst}> $1 = const {want}",
     )
 
 
 def test_bit_cast_to_nan_is_not_folded():
-    unchanged("<i32> $0 = const -1\n<f32> $1 = reinterpret_cast_bits $0")
+    unchanged("<i32> $0 = const -1\n<f32> $1 = reinterpret_cast_bits<f32> $0")
 
 
 @pytest.mark.parametrize(
