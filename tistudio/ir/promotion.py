@@ -27,13 +27,18 @@ _FLOAT_ONLY_UNARY = {
     UnaryOpType.acos,
     UnaryOpType.tan,
     UnaryOpType.tanh,
-    UnaryOpType.exp,
-    UnaryOpType.log,
     UnaryOpType.floor,
     UnaryOpType.ceil,
     UnaryOpType.round,
 }
-_TO_FLOAT_UNARY = {UnaryOpType.sqrt, UnaryOpType.rsqrt, UnaryOpType.inv, UnaryOpType.rcp}
+_TO_FLOAT_UNARY = {
+    UnaryOpType.sqrt,
+    UnaryOpType.exp,
+    UnaryOpType.log,
+    UnaryOpType.rsqrt,
+    UnaryOpType.inv,
+    UnaryOpType.rcp,
+}
 _INT_ONLY_UNARY = {UnaryOpType.bit_not, UnaryOpType.popcnt, UnaryOpType.clz}
 
 
