@@ -257,6 +257,7 @@ def test_a_variable_declared_in_a_loop_starts_at_zero_each_iteration(backend):
         ("f32", "0.1", float(np.float32(0.1))),
         ("f64", "0.1", 0.1),
         ("u1", "true", True),
+        ("f16", "1.5", 1.5),
     ],
 )
 def test_return_values_of_each_type(backend, dtype, text, value):
@@ -289,6 +290,7 @@ def test_return_values_of_each_type(backend, dtype, text, value):
         ("f64", 3, 3.0),
         ("u1", 5, True),
         ("u1", 0, False),
+        ("f16", 0.1, float(np.float16(0.1))),
     ],
 )
 def test_scalar_arguments_are_cast_with_wraparound(backend, dtype, arg, want):

@@ -210,6 +210,15 @@ $7 = offloaded range_for(tmp(offset=0B), tmp(offset=4B)) body {
 
 @pytest.mark.parametrize("begin,end", [(0, 10), (3, 3), (5, 2), (17, 50000), (0, 100000)])
 def test_range_bounds_from_global_temporaries(backend, begin, end):
+    _check_dynamic_range(backend, begin, end)
+
+
+@pytest.mark.parametrize("begin,end", [(0, 10), (5, 2), (17, 50000)])
+def test_range_bounds_from_global_temporaries_in_small_chunks(split_backend, begin, end):
+    _check_dynamic_range(split_backend, begin, end)
+
+
+def _check_dynamic_range(backend, begin: int, end: int) -> None:
     ex = compile_text(
         backend,
         DYNAMIC_RANGE,

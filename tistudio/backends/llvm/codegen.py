@@ -113,7 +113,9 @@ class TaskEmitter:
         if self.task.task_type is TaskType.range_for:
             self._range_for_task()
         elif self.task.task_type is TaskType.serial:
+            self.block(self.task.tls_prologue)
             self.block(self.task.body)
+            self.block(self.task.tls_epilogue)
         else:
             raise UnsupportedOnBackend(self.task, BACKEND, "struct_for tasks must be demoted")
         self.builder.ret_void()

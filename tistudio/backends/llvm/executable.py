@@ -87,19 +87,10 @@ class CpuExecutable:
             for k, t in enumerate(kernel.ret_types)
         ]
         tasks = [t for t in kernel.body if isinstance(t, Offloaded)]
-        threads = config.cpu_max_num_threads
         self._pool = pool
-        self._launch: Callable[[], None] | None = None
-        self._runners: list[Callable[[], None]] = []
+        threads = config.cpu_max_num_threads
         self._workers_needed = threads - 1 if _may_split(tasks, pool.grain) else 0
-        if isinstance(pool, NativeThreadPool):  # one native call runs every task
-            self._buffer[POOL_SLOT] = pool.state_address
-            self._launch = partial(SERIAL_TASK(compiled.addresses[len(tasks)]), self.ctx)
-        else:
-            self._runners = [
-                self._runner(task, address, pool, threads)
-                for task, address in zip(tasks, compiled.addresses)
-            ]
+        self._run = self._prepare_run(tasks, compiled.addresses, threads)
 
     @property
     def assembly(self) -> str:
@@ -116,13 +107,7 @@ class CpuExecutable:
             buffer = self._buffer
             for tree, slot in self._roots:
                 buffer[slot] = roots[tree]
-            if self._launch is not None:
-                if self._workers_needed > self._pool.started_workers:
-                    self._pool.ensure_workers(self._workers_needed)
-                self._launch()
-            else:
-                for run in self._runners:
-                    run()
+            self._run()
             getters = self._getters
             if not getters:
                 return ()
@@ -136,6 +121,24 @@ class CpuExecutable:
         if param.kind != "scalar" or not isinstance(param.dtype, PrimitiveType):
             raise TypeError(f"parameter {param.name!r}: unsupported kind {param.kind!r}")
         return _scalar_setter(self._buffer, param, slots.slot)
+
+    def _prepare_run(
+        self, tasks: list[Offloaded], addresses: list[int], threads: int
+    ) -> Callable[[], None]:
+        """What `launch` calls to run every task: with the native pool, one call of the
+        kernel's native launcher (after starting workers if it may need them)."""
+        pool = self._pool
+        if isinstance(pool, NativeThreadPool):
+            self._buffer[POOL_SLOT] = pool.state_address
+            native = partial(SERIAL_TASK(addresses[len(tasks)]), self.ctx)
+            return native if not self._workers_needed else partial(self._start_workers, native)
+        runners = [self._runner(t, a, pool, threads) for t, a in zip(tasks, addresses)]
+        return partial(_run_all, runners)
+
+    def _start_workers(self, run: Callable[[], None]) -> None:
+        if self._pool.started_workers < self._workers_needed:
+            self._pool.ensure_workers(self._workers_needed)
+        run()
 
     def _runner(
         self, task: Offloaded, address: int, pool: ThreadPool, threads: int
@@ -161,6 +164,11 @@ class CpuExecutable:
             raise ValueError(f"range bound at gtmp offset {value} is outside the buffer")
         cell = ctypes.c_int32.from_buffer(self._gtmp, value)
         return partial(getattr, cell, "value")
+
+
+def _run_all(runners: list[Callable[[], None]]) -> None:
+    for run in runners:
+        run()
 
 
 def _may_split(tasks: list[Offloaded], grain: int) -> bool:

@@ -62,9 +62,9 @@ class JitEngine:
         module.triple = self.triple
         module.data_layout = self.data_layout
         text = str(module)
-        parsed = llvm.parse_assembly(text)
-        parsed.verify()
-        with self._lock:
+        with self._lock:  # LLVM's global context is not thread-safe: parse under the lock too
+            parsed = llvm.parse_assembly(text)
+            parsed.verify()
             self._optimise(parsed, opt_level)
             optimized = str(parsed)
             self.engine.add_module(parsed)
@@ -83,6 +83,5 @@ class JitEngine:
         builder.getModulePassManager().run(module, builder)
 
     def emit_assembly(self, llvm_ir: str) -> str:
-        module = llvm.parse_assembly(llvm_ir)
         with self._lock:
-            return self.target_machine.emit_assembly(module)
+            return self.target_machine.emit_assembly(llvm.parse_assembly(llvm_ir))
