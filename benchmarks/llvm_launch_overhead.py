@@ -3,10 +3,10 @@
     python benchmarks/llvm_launch_overhead.py [--threads N]
 
 Prints, for kernels written directly as final IR (no frontend involved):
-  * the launch cost of a cached tiny kernel (a 16-iteration range_for, one scalar argument, one
-    ndarray argument), i.e. everything `CpuExecutable.launch` does around the native call;
-  * the cost of one parallel launch that wakes the pool (2 grains of a trivial loop);
-  * saxpy `y = a*x + y` on 10M float32 against NumPy.
+  * the launch cost of a cached tiny kernel (a 16-iteration range_for, one scalar argument, two
+    ndarray arguments): everything `CpuExecutable.launch` does, native call included;
+  * the extra cost of a launch that forks and joins over the thread pool (native and Python);
+  * saxpy `y = a*x + y` on 10M float32, on 1 and N threads, against NumPy.
 Each figure is the minimum and the median of several repeats, in microseconds or milliseconds.
 """
 
@@ -20,7 +20,6 @@ import time
 import numpy as np
 
 from tistudio.backends.llvm import CpuBackend
-from tistudio.backends.llvm.thread_pool import MIN_GRAIN
 from tistudio.ir import Param, parse_ir, verify
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.types import f32
@@ -65,44 +64,54 @@ def per_call_us(fn, calls: int, repeats: int = 7) -> tuple[float, float]:
     return min(times), statistics.median(times)
 
 
+def fork_join_us(native: bool, threads: int) -> float:
+    """Extra cost of a launch that splits a 2-iteration loop over the pool (grain 1)."""
+    backend = CpuBackend(threads, grain=1, native=native)
+    split, inline = compile_saxpy(backend, 2, threads), compile_saxpy(backend, 2, 1)
+    args = (2.0, np.ones(2, np.float32), np.zeros(2, np.float32))
+    split.launch(args, ())
+    cost = per_call_us(lambda: split.launch(args, ()), 20000)[0]
+    cost -= per_call_us(lambda: inline.launch(args, ()), 20000)[0]
+    backend.close()
+    return cost
+
+
+def saxpy_ms(backend: CpuBackend, threads: int, x: np.ndarray, y: np.ndarray) -> tuple:
+    kernel = compile_saxpy(backend, len(x), threads)
+    args = (2.0, x, y)
+    lo, med = per_call_us(lambda: kernel.launch(args, ()), 5, repeats=9)
+    return lo / 1e3, med / 1e3
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     threads = parser.parse_args().threads
     backend = CpuBackend(threads)
-    print(f"threads: {threads}, grain: {MIN_GRAIN}")
+    print(f"threads: {threads}, native pool: {backend.native}, grain: {backend.grain}")
 
     tiny = compile_saxpy(backend, 16, threads)
-    x, y = np.ones(16, np.float32), np.zeros(16, np.float32)
-    args, roots = (2.0, x, y), ()
-    lo, med = per_call_us(lambda: tiny.launch(args, roots), 20000)
-    print(f"tiny range_for launch (16 iterations, inline): {lo:.2f} us min, {med:.2f} us median")
-
-    n = 2 * MIN_GRAIN
-    wake = compile_saxpy(backend, n, threads)
-    inline = compile_saxpy(backend, n, 1)
-    x, y = np.ones(n, np.float32), np.zeros(n, np.float32)
-    args = (2.0, x, y)
-    lo_p, med_p = per_call_us(lambda: wake.launch(args, roots), 5000)
-    lo_i, med_i = per_call_us(lambda: inline.launch(args, roots), 5000)
-    print(f"range_for of {n} on {threads} threads: {lo_p:.2f} us min, {med_p:.2f} us median")
-    print(f"same loop on 1 thread (no pool):     {lo_i:.2f} us min, {med_i:.2f} us median")
+    args = (2.0, np.ones(16, np.float32), np.zeros(16, np.float32))
+    lo, med = per_call_us(lambda: tiny.launch(args, ()), 20000)
+    print(f"cached tiny range_for launch (16 iterations, 3 args): {lo:.2f} us min, {med:.2f} med")
+    for native in (True, False) if backend.native else (False,):
+        name = "native" if native else "Python"
+        print(f"fork-join over the {name} pool: {fork_join_us(native, threads):.2f} us (min)")
 
     n = 10_000_000
-    saxpy = compile_saxpy(backend, n, threads)
     x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
     y = np.zeros(n, np.float32)
-    args = (2.0, x, y)
-    lo_k, med_k = per_call_us(lambda: saxpy.launch(args, roots), 5, repeats=9)
+    for t in sorted({1, threads}):
+        lo, med = saxpy_ms(backend, t, x, y)
+        print(f"saxpy 10M f32, tistudio, {t} thread(s): {lo:.2f} ms min, {med:.2f} ms median")
     tmp = np.empty_like(x)
 
     def numpy_saxpy() -> None:
         np.multiply(x, np.float32(2.0), out=tmp)
         np.add(tmp, y, out=y)
 
-    lo_n, med_n = per_call_us(numpy_saxpy, 5, repeats=9)
-    print(f"saxpy 10M f32, tistudio: {lo_k / 1e3:.2f} ms min, {med_k / 1e3:.2f} ms median")
-    print(f"saxpy 10M f32, numpy:    {lo_n / 1e3:.2f} ms min, {med_n / 1e3:.2f} ms median")
+    lo, med = per_call_us(numpy_saxpy, 5, repeats=9)
+    print(f"saxpy 10M f32, numpy:                 {lo / 1e3:.2f} ms min, {med / 1e3:.2f} ms median")
     backend.close()
 
 

@@ -20,7 +20,7 @@ from tistudio.backends.llvm.context import ContextLayout
 from tistudio.backends.llvm.executable import CpuExecutable
 from tistudio.backends.llvm.jit import JitEngine
 from tistudio.backends.llvm.launcher import build_launcher
-from tistudio.backends.llvm.native_pool import NativeThreadPool
+from tistudio.backends.llvm.native_pool import NATIVE_GRAIN, NativeThreadPool
 from tistudio.backends.llvm.runtime_ir import native_pool_supported
 from tistudio.backends.llvm.thread_pool import MIN_GRAIN, ThreadPool
 from tistudio.ir.config import CompileConfig
@@ -33,11 +33,11 @@ class CpuBackend:
     pure-Python `thread_pool.ThreadPool`; `native=False` forces the latter."""
 
     def __init__(
-        self, num_threads: int | None = None, grain: int = MIN_GRAIN, native: bool = True
+        self, num_threads: int | None = None, grain: int | None = None, native: bool = True
     ) -> None:
         self.num_threads = num_threads or os.cpu_count() or 1
-        self.grain = grain
         self.native = native and native_pool_supported()
+        self.grain = grain or (NATIVE_GRAIN if self.native else MIN_GRAIN)
         self._jit: JitEngine | None = None
         self._pool: ThreadPool | NativeThreadPool | None = None
         self._lock = threading.RLock()

@@ -40,8 +40,12 @@ JOB_FN, JOB_CTX, JOB_LO, JOB_HI, JOB_READY = 0, 8, 16, 20, 24
 MAX_WORKERS = 255
 STATE_BYTES = JOBS + JOB_BYTES * MAX_WORKERS
 
-WORKER_SPIN_CYCLES = 200_000  # ~70 us at 3 GHz: stays hot across back-to-back launches
-CALLER_SPIN_CYCLES = 2_000_000  # the caller has nothing else to do; workers finish soon
+# Spinning is what makes back-to-back launches cheap, but on a machine with more runnable
+# threads than cores a spinner steals the core of the thread it waits for; so waits `pause` only
+# briefly, then `sched_yield`, and sleep on a futex when the budget is spent.
+YIELD_AFTER_CYCLES = 4_000  # ~1.5 us
+WORKER_SPIN_CYCLES = 150_000  # ~50 us at 3 GHz: workers stay awake across back-to-back launches
+CALLER_SPIN_CYCLES = 150_000  # then the caller sleeps until the last worker wakes it
 
 _FUTEX_WAIT_PRIVATE, _FUTEX_WAKE_PRIVATE = 128, 129
 _SYS_FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98}
@@ -151,6 +155,25 @@ class _Builder:
     def call_task(self, fn: ir.Value, ctx: ir.Value, lo: ir.Value, hi: ir.Value) -> None:
         self.b.call(callee(self.b, fn, RANGE_TASK_TYPE), [ctx, lo, hi])
 
+    def backoff(self, start: ir.Value, budget: int) -> ir.Value:
+        """Wait a moment: `pause` for the first `YIELD_AFTER_CYCLES`, then `sched_yield`, so
+        that on an oversubscribed machine the thread we wait for can run on this core. Returns
+        whether the spin budget (cycles since `start`) is not yet spent."""
+        b = self.b
+        elapsed = b.sub(self.cycles(), start)
+        pause, give_way, again = self.block("pause"), self.block("yield"), self.block("again")
+        b.cbranch(
+            b.icmp_unsigned("<", elapsed, ir.Constant(I64, YIELD_AFTER_CYCLES)), pause, give_way
+        )
+        b.position_at_end(pause)
+        self.pause()
+        b.branch(again)
+        b.position_at_end(give_way)
+        self._call("sched_yield", I32, [])
+        b.branch(again)
+        b.position_at_end(again)
+        return b.icmp_unsigned("<", elapsed, ir.Constant(I64, budget))
+
     def wait_until_changed(self, offset: int, seen: ir.Value, spin: int, counter: int) -> ir.Value:
         """Spin (bounded by cycles) until the i32 at `offset` differs from `seen`, then sleep on
         the futex, announcing the sleep in the i32 at `counter`; return the new value."""
@@ -162,9 +185,7 @@ class _Builder:
         value = self.load(offset)
         b.cbranch(b.icmp_unsigned("!=", value, seen), done, check)
         b.position_at_end(check)
-        self.pause()
-        elapsed = b.sub(self.cycles(), start)
-        b.cbranch(b.icmp_unsigned("<", elapsed, ir.Constant(I64, spin)), spin_bb, sleep)
+        b.cbranch(self.backoff(start, spin), spin_bb, sleep)
         b.position_at_end(sleep)
         self.rmw("add", counter, 1)
         self.futex(offset, _FUTEX_WAIT_PRIVATE, seen)  # returns at once if it changed
@@ -320,9 +341,7 @@ def _wait_for_workers(pb: _Builder) -> None:
     zero = ir.Constant(I32, 0)
     b.cbranch(b.icmp_unsigned("==", pb.load(PENDING), zero), done, check)
     b.position_at_end(check)
-    pb.pause()
-    elapsed = b.sub(pb.cycles(), start)
-    b.cbranch(b.icmp_unsigned("<", elapsed, ir.Constant(I64, CALLER_SPIN_CYCLES)), spin, sleep)
+    b.cbranch(pb.backoff(start, CALLER_SPIN_CYCLES), spin, sleep)
     b.position_at_end(sleep)
     pb.store(CALLER_SLEEPING, 1, "seq_cst")
     pending = pb.load(PENDING, "seq_cst")
