@@ -23,22 +23,25 @@ MIN_REPS = 3  # a slow framework still gets this many repetitions beyond the tim
 class Policy:
     """How long to measure and how long to wait for quiet, per mode."""
 
-    budget_s: float  # seconds of kept samples after which we stop, once MIN_REPS are kept
-    patience_s: float  # seconds after which we stop waiting for quiet and use what we have
+    budget_s: float  # seconds of samples after which we stop, once MIN_REPS are taken
+    patience_s: float  # after this long, stop waiting for quiet and keep disturbed samples too
     window_s: float  # idle means: quiet for this long
     wait_timeout_s: float  # longest single wait for idle
     chunk_s: float = 0.5
 
 
 POLICY = {
-    "full": Policy(budget_s=8.0, patience_s=30.0, window_s=1.0, wait_timeout_s=10.0),
-    "quick": Policy(budget_s=2.0, patience_s=4.0, window_s=0.3, wait_timeout_s=2.0),
+    "full": Policy(budget_s=8.0, patience_s=10.0, window_s=1.0, wait_timeout_s=5.0),
+    "quick": Policy(budget_s=2.0, patience_s=3.0, window_s=0.3, wait_timeout_s=2.0),
 }
 
 
-def _wait(policy: Policy) -> float:
-    waited = wait_until_idle(BUSY_THRESHOLD, policy.window_s, policy.wait_timeout_s)
-    return waited.waited_s
+def _wait(policy: Policy, give_up: float) -> float:
+    """Waits for idle, no longer than the policy allows nor past ``give_up``; returns seconds."""
+    timeout = min(policy.wait_timeout_s, give_up - time.perf_counter())
+    if timeout <= 0:
+        return 0.0
+    return wait_until_idle(BUSY_THRESHOLD, policy.window_s, timeout).waited_s
 
 
 def _time_chunk(step: Callable[[], None], at_most: int, chunk_s: float) -> list[float]:
@@ -54,29 +57,30 @@ def _time_chunk(step: Callable[[], None], at_most: int, chunk_s: float) -> list[
 def sample_quietly(step: Callable[[], None], reps: int, mode: str) -> tuple[list[float], dict]:
     """Times ``step()`` up to ``reps`` times (seconds each) and says how quiet the machine was."""
     policy = POLICY[mode]
-    kept: list[float] = []
-    dropped: list[float] = []
-    waited = _wait(policy)
-    start = time.perf_counter()
-    while len(kept) < reps:
+    give_up = time.perf_counter() + policy.patience_s
+    samples: list[float] = []
+    dropped = 0
+    disturbed = False
+    waited = _wait(policy, give_up)
+    while len(samples) < reps:
         meter = OthersCpuMeter()
-        chunk = _time_chunk(step, reps - len(kept), policy.chunk_s)
+        chunk = _time_chunk(step, reps - len(samples), policy.chunk_s)
         busy = meter.share() >= BUSY_THRESHOLD
-        (dropped if busy else kept).extend(chunk)
-        if len(kept) >= MIN_REPS and sum(kept) > policy.budget_s:
+        if busy and time.perf_counter() < give_up:
+            dropped += len(chunk)
+            waited += _wait(policy, give_up)
+            continue
+        samples.extend(chunk)
+        disturbed |= busy
+        if len(samples) >= MIN_REPS and sum(samples) > policy.budget_s:
             break
-        if time.perf_counter() - start > policy.patience_s:
-            break
-        if busy:
-            waited += _wait(policy)
-    idle = len(kept) >= min(MIN_REPS, reps)
-    samples = kept if idle else kept + dropped
-    return samples, {"idle": idle, "dropped": len(dropped), "waited_s": round(waited, 2)}
+    return samples, {"idle": not disturbed, "dropped": dropped, "waited_s": round(waited, 2)}
 
 
 def time_once_quietly(step: Callable[[], None], mode: str) -> tuple[float, dict]:
     """Times one call (a cold start cannot be repeated in the same process)."""
-    waited = _wait(POLICY[mode])
+    policy = POLICY[mode]
+    waited = _wait(policy, time.perf_counter() + policy.wait_timeout_s)
     meter = OthersCpuMeter()
     start = time.perf_counter()
     step()
