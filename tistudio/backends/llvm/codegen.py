@@ -8,6 +8,8 @@ is, once per chunk of the thread pool). `ctx` is the argument buffer laid out in
 Everything the loop needs from `ctx` (tree roots, array addresses and extents, scalar
 arguments) is loaded once in the entry block, next to the allocas, so the loops below see plain
 SSA values and vectorise; `ctx` is `noalias` because no other pointer reaches that buffer.
+Field and ndarray addresses are not `noalias`: two parameters may be one array, and all fields
+of a tree share its buffer, so the vectoriser adds a run-time overlap check where it needs one.
 Statement values are named after the printed IR (`%s5` is `$5`), so the studio can show both.
 """
 

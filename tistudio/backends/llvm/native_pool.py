@@ -130,7 +130,10 @@ def _start_worker(native: _Native, index: int) -> threading.Thread:
         target=native.worker, args=(native.state, index), name=f"tistudio-cpu-{index}", daemon=True
     )
     thread.start()
+    deadline = time.monotonic() + 30.0
     while not ready.value:  # the worker has read the generation it starts from
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError(f"CPU worker thread {index} did not start")
         time.sleep(10e-6)
     return thread
 
