@@ -1,4 +1,8 @@
-"""The CPU back end's one persistent pool of worker threads, for parallel range-fors.
+"""The portable persistent thread pool (pure Python), for parallel range-fors.
+
+On Linux the back end uses `native_pool.NativeThreadPool`, which has the same interface and
+chunking but a native core (~1 us per fork-join instead of ~10); this pool is the fallback
+where Linux futexes are missing, and `CpuBackend(native=False)` selects it.
 
 `parallel_for(fn, ctx, begin, end)` cuts `[begin, end)` into at most one chunk per thread, runs
 chunk 0 on the calling thread and the others on the workers, and returns when all are done.
