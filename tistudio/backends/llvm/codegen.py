@@ -190,12 +190,14 @@ class TaskEmitter:
         loop_bb = b.append_basic_block("loop")
         latch = b.append_basic_block("latch")
         done = b.append_basic_block("loop_done")
+        counter = begin.type  # i32 by the contract; whatever the bounds' type is, it works
+        one = ir.Constant(counter, 1)
         # reversed, the first index is `end - 1`, which cannot wrap when end > begin
-        first = b.sub(end, ir.Constant(I32, 1)) if reverse else begin
+        first = b.sub(end, one) if reverse else begin
         preheader = b.block
         b.cbranch(b.icmp_signed("<", begin, end), loop_bb, done)
         b.position_at_end(loop_bb)
-        i = b.phi(I32, name=f"{self.name_of(owner)}_i")
+        i = b.phi(counter, name=f"{self.name_of(owner)}_i")
         i.add_incoming(first, preheader)
         self.loop_index[owner] = i
         breakable = not isinstance(owner, s.Offloaded)
@@ -206,9 +208,9 @@ class TaskEmitter:
         b.position_at_end(latch)
         if reverse:  # test before stepping, so `i - 1` never wraps below INT_MIN
             more = b.icmp_signed(">", i, begin)
-            step = b.sub(i, ir.Constant(I32, 1))
+            step = b.sub(i, one)
         else:  # `i + 1` cannot wrap: i < end <= INT_MAX
-            step = b.add(i, ir.Constant(I32, 1), flags=("nsw",))
+            step = b.add(i, one, flags=("nsw",))
             more = b.icmp_signed("<", step, end)
         i.add_incoming(step, latch)
         b.cbranch(more, loop_bb, done)
