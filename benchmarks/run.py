@@ -33,10 +33,13 @@ COLUMN_TITLES = {
     "numba": "Numba prange",
     "numpy": "NumPy",
 }
+# Seconds the whole suite may spend waiting for other processes to quiet down; once spent, the
+# remaining measurements start at once (and are flagged if the machine is busy).
+WAIT_BUDGET_S = {"full": 90.0, "quick": 15.0}
 CELL_WIDTH = 48  # longer error messages are cut in the table and given in full below it
 
 
-def run_worker(case: str, framework: str, mode: str) -> dict:
+def run_worker(case: str, framework: str, mode: str, patience: float | None) -> dict:
     """Runs one worker process and returns its report (or a report of how it failed)."""
     command = [
         sys.executable,
@@ -49,6 +52,8 @@ def run_worker(case: str, framework: str, mode: str) -> dict:
         "--mode",
         mode,
     ]
+    if patience is not None:
+        command += ["--patience", str(patience)]
     failed = {"case": case, "framework": framework, "status": "ERROR"}
     try:
         done = subprocess.run(
@@ -63,12 +68,12 @@ def run_worker(case: str, framework: str, mode: str) -> dict:
     return json.loads(lines[-1])
 
 
-def measure(case: str, framework: str, mode: str) -> dict:
+def measure(case: str, framework: str, mode: str, patience: float | None) -> dict:
     """One framework on one case; cold cases get one fresh process per repetition."""
     module = importlib.import_module(f"benchmarks.cases.{case}")
     if not module.COLD:
-        return run_worker(case, framework, mode)
-    reports = [run_worker(case, framework, mode) for _ in range(module.REPS[mode])]
+        return run_worker(case, framework, mode, patience)
+    reports = [run_worker(case, framework, mode, patience) for _ in range(module.REPS[mode])]
     bad = [r for r in reports if r["status"] != "OK"]
     if bad:
         return bad[0]
@@ -78,7 +83,10 @@ def measure(case: str, framework: str, mode: str) -> dict:
         samples=samples,
         median=statistics.median(samples),
         min=min(samples),
-        idle={"idle": all(r["idle"]["idle"] for r in reports)},
+        idle={
+            "idle": all(r["idle"]["idle"] for r in reports),
+            "waited_s": sum(r["idle"]["waited_s"] for r in reports),
+        },
     )
     return merged
 
@@ -206,11 +214,14 @@ def main(argv: list[str] | None = None) -> None:
     mode = "quick" if args.quick else "full"
     start = time.perf_counter()
     results: dict[str, dict[str, dict]] = {}
+    waited = 0.0
     for case in args.cases:
         results[case] = {}
         for framework in args.framework_list:
-            result = measure(case, framework, mode)
+            patience = None if waited < WAIT_BUDGET_S[mode] else 0.0
+            result = measure(case, framework, mode, patience)
             results[case][framework] = result
+            waited += result.get("idle", {}).get("waited_s", 0.0)
             print(f"{case:16} {framework:9} {cell(result)}", file=sys.stderr, flush=True)
     seconds = time.perf_counter() - start
     print(report(results, mode, args.framework_list, seconds))

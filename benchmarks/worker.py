@@ -10,6 +10,7 @@ compiler's log) is sent to stderr, so stdout carries nothing but the JSON.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import json
 import os
@@ -19,7 +20,7 @@ import time
 import traceback
 
 from benchmarks.cases import CASES, Impl, compare
-from benchmarks.timing import sample_quietly, time_once_quietly
+from benchmarks.timing import POLICY, Policy, sample_quietly, time_once_quietly
 
 FRAMEWORKS = ("tistudio", "taichi", "numba", "numpy")
 UNIT_SCALE = {"ms": 1e3, "us": 1e6}
@@ -58,32 +59,32 @@ def check(case, impl: Impl, inputs: dict) -> None:
         raise WrongResult(problem)
 
 
-def measure_cold(case, impl: Impl, inputs: dict, mode: str) -> dict:
-    seconds, quiet = time_once_quietly(impl.step, mode)
+def measure_cold(case, impl: Impl, inputs: dict, mode: str, policy: Policy) -> dict:
+    seconds, quiet = time_once_quietly(impl.step, policy)
     check(case, impl, inputs)
     return {"samples": [seconds * UNIT_SCALE[case.UNIT]], "idle": quiet}
 
 
-def measure_warm(case, impl: Impl, inputs: dict, mode: str) -> dict:
+def measure_warm(case, impl: Impl, inputs: dict, mode: str, policy: Policy) -> dict:
     start = time.perf_counter()
     impl.step()  # includes compilation
     first = time.perf_counter() - start
     check(case, impl, inputs)
     for _ in range(WARMUP):
         impl.step()
-    samples, quiet = sample_quietly(impl.step, case.REPS[mode], mode)
+    samples, quiet = sample_quietly(impl.step, case.REPS[mode], policy)
     scale = UNIT_SCALE[case.UNIT] / impl.calls_per_step
     return {"samples": [s * scale for s in samples], "first_call_ms": first * 1e3, "idle": quiet}
 
 
-def run(case_name: str, framework: str, mode: str) -> dict:
+def run(case_name: str, framework: str, mode: str, policy: Policy) -> dict:
     case = importlib.import_module(f"benchmarks.cases.{case_name}")
     report = {"case": case_name, "framework": framework, "unit": case.UNIT}
     try:
         inputs = case.make_inputs(case.SIZES[mode])
         impl, report["version"] = build(case, framework, inputs)
         measure = measure_cold if case.COLD else measure_warm
-        report.update(measure(case, impl, inputs, mode))
+        report.update(measure(case, impl, inputs, mode, policy))
     except WrongResult as wrong:
         report.update(status="WRONG", message=str(wrong))
         return report
@@ -107,13 +108,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--case", required=True, choices=CASES)
     parser.add_argument("--framework", required=True, choices=FRAMEWORKS)
     parser.add_argument("--mode", default="full", choices=("full", "quick"))
+    parser.add_argument(
+        "--patience", type=float, help="seconds to wait for a quiet machine (default: per mode)"
+    )
     args = parser.parse_args(argv)
     # Keep the real stdout for the JSON and point file descriptor 1 at stderr, so prints from C
     # code (Taichi's "[Taichi] Starting on arch=x64") cannot corrupt it.
     sys.stdout.flush()
     json_out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
-    report = run(args.case, args.framework, args.mode)
+    policy = POLICY[args.mode]
+    if args.patience is not None:
+        policy = dataclasses.replace(policy, patience_s=args.patience)
+    report = run(args.case, args.framework, args.mode, policy)
     sys.stdout.flush()
     json_out.write(json.dumps(report) + "\n")
     json_out.flush()
