@@ -23,8 +23,10 @@ def test_compile_pass_launch_and_field_written_events() -> None:
             x[i] = v + y[i]
 
     seen: list[Event] = []
-    stops = [bus.subscribe(kind, seen.append)
-             for kind in ("compiled", "pass_ran", "launched", "field_written")]
+    stops = [
+        bus.subscribe(kind, seen.append)
+        for kind in ("compiled", "pass_ran", "launched", "field_written")
+    ]
     try:
         k(1.0)
         k(2.0)

@@ -18,6 +18,7 @@ that cannot be would set `case.nondeterministic = True` and be compared under it
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 from collections.abc import Callable
 from types import ModuleType
@@ -56,12 +57,20 @@ def collect_cases() -> dict[str, Case]:
     return cases
 
 
+def restore_default_fp_environment() -> None:
+    """Taichi's `ti.init` turns on flush-to-zero and denormals-are-zero (MXCSR) for the whole
+    process; put the C default back so that later code (ours, NumPy) sees IEEE denormals."""
+    libc = ctypes.CDLL(None)
+    libc.fesetenv(ctypes.c_void_p(-1))  # FE_DFL_ENV on glibc
+
+
 def run_case(case: Case, module: ModuleType) -> dict[str, object]:
     """Run `case` on `module` (taichi or tistudio) and reset the module afterwards."""
     try:
         result = case(module)
     finally:
         module.reset()
+        restore_default_fp_environment()
     assert isinstance(result, dict), f"{case.__name__} returned {type(result).__name__}"
     assert all(isinstance(key, str) for key in result), "result keys must be strings"
     return result

@@ -114,7 +114,7 @@ def test_recursive_func() -> None:
 def test_break_in_parallel_loop() -> None:
     @ti.kernel
     def k():
-        for i in range(4):
+        for _ in range(4):
             break
 
     with pytest.raises(ti.TaichiSyntaxError, match="'break' is not allowed in a parallel"):

@@ -12,9 +12,13 @@ from tistudio.ir.stmt import Kernel
 from tistudio.ir.types import PrimitiveType
 
 
-def frontend_ir(fn: Callable[..., Any], params: dict[str, PrimitiveType] | None = None,
-                ret: list[PrimitiveType] | None = None,
-                config: CompileConfig | None = None) -> Kernel:
+def frontend_ir(
+    fn: Callable[..., Any],
+    params: dict[str, PrimitiveType] | None = None,
+    ret: list[PrimitiveType] | None = None,
+    config: CompileConfig | None = None,
+) -> Kernel:
     specs = [ParamSpec(n, "scalar", t) for n, t in (params or {}).items()]
-    return build_frontend_ir(fn, parse_function(fn), specs, {}, {}, ret or [],
-                             config or CompileConfig(), fn.__name__)
+    return build_frontend_ir(
+        fn, parse_function(fn), specs, {}, {}, ret or [], config or CompileConfig(), fn.__name__
+    )

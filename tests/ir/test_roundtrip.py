@@ -113,8 +113,9 @@ def test_parse_rejects_use_before_definition() -> None:
 
 
 def test_verifier_rejects_mixed_operand_types() -> None:
-    kernel = parse_ir("kernel {\n  <i32> $0 = const 1\n  <f32> $1 = const 1.0\n"
-                      "  <i32> $2 = add $0 $1\n}")
+    kernel = parse_ir(
+        "kernel {\n  <i32> $0 = const 1\n  <f32> $1 = const 1.0\n  <i32> $2 = add $0 $1\n}"
+    )
     with pytest.raises(AssertionError, match="operand types differ"):
         verify(kernel)
 

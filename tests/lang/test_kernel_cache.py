@@ -18,8 +18,7 @@ def test_template_signatures_follow_taichis_keying() -> None:
     y = ti.field(ti.f32, shape=16)
 
     @ti.kernel
-    def add(field: ti.template(), delta: ti.f32, n: ti.template(),
-            arr: ti.types.ndarray()):
+    def add(field: ti.template(), delta: ti.f32, n: ti.template(), arr: ti.types.ndarray()):
         for i in range(n):
             field[i] += delta + arr[i]
 
@@ -32,8 +31,9 @@ def test_template_signatures_follow_taichis_keying() -> None:
     rows = add.cache_info()
     assert [(r["hits"], r["misses"]) for r in rows] == [(1, 1), (0, 1), (0, 1), (0, 1)]
     assert [r["kernel"] for r in rows] == [f"add_c0_{k}" for k in range(4)]
-    assert rows[0]["signature"] == ("field=field: f32[8], delta: f32 (runtime), n=4, "
-                                    "arr: ndarray[float32, 1d]")
+    assert rows[0]["signature"] == (
+        "field=field: f32[8], delta: f32 (runtime), n=4, arr: ndarray[float32, 1d]"
+    )
     assert all(r["compile_ms"] > 0 for r in rows)
     np.testing.assert_array_equal(x.to_numpy()[:5], [45, 45, 45, 45, 0])  # (42+1) + (1+1)
 
@@ -59,8 +59,16 @@ def test_compile_report_lists_every_pass_and_machine_code() -> None:
 
     report = k.compile_report(3)
     names = [r.name for r in report.passes]
-    for required in ("initial IR", "lower_ast", "type_check", "offload", "demote_atomics",
-                     "demote_dense_struct_fors", "lower_access", "demote_operations"):
+    for required in (
+        "initial IR",
+        "lower_ast",
+        "type_check",
+        "offload",
+        "demote_atomics",
+        "demote_dense_struct_fors",
+        "lower_access",
+        "demote_operations",
+    ):
         assert required in names
     assert all(r.doc and r.ir_text.startswith("kernel {") for r in report.passes)
     final = report.passes[-1].ir_text

@@ -39,6 +39,8 @@ def check_pass(
     got = print_ir(kernel)
     want = print_ir(parse_ir(_kernel_text(after), snodes))
     assert got == want, f"\n--- got ---\n{got}\n--- want ---\n{want}"
-    assert bool(changed) == (got != original), f"changed={changed} but text changed={got != original}"
+    assert bool(changed) == (got != original), (
+        f"changed={changed} but text changed={got != original}"
+    )
     again = pass_module.run(kernel, ctx)
     assert not again and print_ir(kernel) == got, "a second run of the pass changed the IR again"

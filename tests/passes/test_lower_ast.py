@@ -27,7 +27,9 @@ def test_expression_tree_becomes_one_statement_per_operation() -> None:
     def k(a: f32) -> f32:
         return a * 2.0 + a
 
-    same(lowered(k, params={"a": f32}, ret=[f32]), """
+    same(
+        lowered(k, params={"a": f32}, ret=[f32]),
+        """
         kernel {
           <*f32> $0 = alloca
           <f32> $1 = argload[0]
@@ -38,7 +40,8 @@ def test_expression_tree_becomes_one_statement_per_operation() -> None:
           <f32> $6 = local load [$0]
           <f32> $7 = add $5 $6
           $8 : return $7
-        }""")
+        }""",
+    )
 
 
 def test_while_becomes_loop_with_conditional_break() -> None:
@@ -46,7 +49,9 @@ def test_while_becomes_loop_with_conditional_break() -> None:
         while n > 0:
             n -= 1
 
-    same(lowered(k, params={"n": i32}), """
+    same(
+        lowered(k, params={"n": i32}),
+        """
         kernel {
           <*i32> $0 = alloca
           <i32> $1 = argload[0]
@@ -62,14 +67,17 @@ def test_while_becomes_loop_with_conditional_break() -> None:
             <i32> $10 = const 1
             <i32> $11 = atomic sub($0, $10)
           }
-        }""")
+        }""",
+    )
 
 
 def test_and_short_circuits_through_an_if() -> None:
     def k(a: i32) -> i32:
         return 1 if a > 0 and a < 5 else 0
 
-    same(lowered(k, params={"a": i32}, ret=[i32]), """
+    same(
+        lowered(k, params={"a": i32}, ret=[i32]),
+        """
         kernel {
           <*i32> $0 = alloca
           <i32> $1 = argload[0]
@@ -90,15 +98,18 @@ def test_and_short_circuits_through_an_if() -> None:
           <i32> $15 = const 0
           <i32> $16 = select($13, $14, $15)
           $17 : return $16
-        }""")
+        }""",
+    )
 
 
 def test_ndrange_recovers_indices_with_div_and_mod() -> None:
     def k():
-        for i, j in ti.ndrange(3, (1, 5)):
+        for _i, _j in ti.ndrange(3, (1, 5)):
             pass
 
-    same(lowered(k), """
+    same(
+        lowered(k),
+        """
         kernel {
           <i32> $0 = const 0
           <i32> $1 = const 0
@@ -117,4 +128,5 @@ def test_ndrange_recovers_indices_with_div_and_mod() -> None:
             <i32> $14 = add $5 $12
             <i32> $15 = add $1 $13
           }
-        }""")
+        }""",
+    )

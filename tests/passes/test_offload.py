@@ -199,6 +199,7 @@ def test_kernel_arguments_are_reread_in_each_task_not_stored():
         """,
     )
 
+
 def test_serialized_range_for_stays_in_the_serial_task():
     check_pass(
         offload,

@@ -26,7 +26,8 @@ def _static(t: Any, loc: Any, value: Any, *more: Any) -> Any:
     for v in (value, *more):
         if is_runtime(v):
             raise TaichiSyntaxError(
-                "ti.static() needs a compile-time value, but this is computed at run time", loc)
+                "ti.static() needs a compile-time value, but this is computed at run time", loc
+            )
     return value if not more else (value, *more)
 
 
@@ -46,8 +47,14 @@ def _grouped(t: Any, loc: Any, target: Any) -> GroupedValue:
     return GroupedValue(target)
 
 
-def _loop_config(t: Any, loc: Any, serialize: bool = False, block_dim: int | None = None,
-                 parallelize: int | None = None, **_: Any) -> None:
+def _loop_config(
+    t: Any,
+    loc: Any,
+    serialize: bool = False,
+    block_dim: int | None = None,
+    parallelize: int | None = None,
+    **_: Any,
+) -> None:
     t.loop_config = LoopConfig(bool(serialize), block_dim, parallelize)
 
 
@@ -114,7 +121,9 @@ def _atomic(op: AtomicOpType) -> Builtin:
         if not isinstance(dest, fe.LVALUE_EXPRS):
             raise TaichiSyntaxError(
                 f"ti.atomic_{op.value}() needs a field element, an ndarray element or a "
-                "variable as its first argument", loc)
+                "variable as its first argument",
+                loc,
+            )
         return fe.AtomicOpExpr(op, dest, t.ops.const(val, loc), dtype=dest.dtype, loc=loc)
 
     return impl

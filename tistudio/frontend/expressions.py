@@ -77,10 +77,15 @@ class ExpressionsMixin:
     def expr_JoinedStr(self, node: ast.JoinedStr) -> Any:
         parts = []
         for value in node.values:
-            v = self.visit_expr(value.value) if isinstance(value, ast.FormattedValue) else value.value
+            v = (
+                self.visit_expr(value.value)
+                if isinstance(value, ast.FormattedValue)
+                else value.value
+            )
             if is_runtime(v):
-                raise TaichiSyntaxError("f-strings of runtime values are not supported here",
-                                        self.loc(node))
+                raise TaichiSyntaxError(
+                    "f-strings of runtime values are not supported here", self.loc(node)
+                )
             parts.append(str(v))
         return "".join(parts)
 
@@ -110,13 +115,20 @@ class ExpressionsMixin:
 
     def _unary(self, op: ast.unaryop, v: Any, loc: Any) -> Any:
         if not is_runtime(v):
-            table = {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x,
-                     ast.Invert: lambda x: ~x}
+            table = {
+                ast.USub: lambda x: -x,
+                ast.UAdd: lambda x: +x,
+                ast.Not: lambda x: not x,
+                ast.Invert: lambda x: ~x,
+            }
             return table[type(op)](v)
         if isinstance(op, ast.UAdd):
             return v
-        kind = {ast.USub: UnaryOpType.neg, ast.Not: UnaryOpType.logic_not,
-                ast.Invert: UnaryOpType.bit_not}[type(op)]
+        kind = {
+            ast.USub: UnaryOpType.neg,
+            ast.Not: UnaryOpType.logic_not,
+            ast.Invert: UnaryOpType.bit_not,
+        }[type(op)]
         return self.ops.unary(kind, v, loc)
 
     def expr_Compare(self, node: ast.Compare) -> Any:
@@ -184,8 +196,10 @@ class ExpressionsMixin:
         return self.subscript(obj, index, loc)
 
     def expr_Slice(self, node: ast.Slice) -> Any:
-        parts = [self.visit_expr(p) if p is not None else None
-                 for p in (node.lower, node.upper, node.step)]
+        parts = [
+            self.visit_expr(p) if p is not None else None
+            for p in (node.lower, node.upper, node.step)
+        ]
         return slice(*parts)
 
     def index_list(self, index: Any, loc: Any) -> list[Any]:
@@ -209,7 +223,9 @@ class ExpressionsMixin:
             if len(indices) != obj.ndim:
                 raise TaichiSyntaxError(
                     f"ndarray '{obj.name}' has {obj.ndim} dimensions but was indexed with "
-                    f"{len(indices)}", loc)
+                    f"{len(indices)}",
+                    loc,
+                )
             return fe.ExternalIndexExpr(obj.arg_id, indices, dtype=obj.dtype, loc=loc)
         if isinstance(obj, ExprVector):
             if is_runtime(index):
@@ -218,7 +234,9 @@ class ExpressionsMixin:
         if is_runtime(index):
             raise TaichiSyntaxError(
                 f"cannot index a Python {type(obj).__name__} with a runtime value; "
-                "wrap the loop with ti.static(...) or use a field", loc)
+                "wrap the loop with ti.static(...) or use a field",
+                loc,
+            )
         try:
             return obj[index]
         except Exception as e:  # noqa: BLE001 - report Python's complaint at the user's line

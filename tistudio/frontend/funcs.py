@@ -26,8 +26,9 @@ MAX_INLINE_DEPTH = 64
 class FuncFrame:
     """What the transformer needs while compiling one function body."""
 
-    def __init__(self, parsed: ParsedFunction, scope: Scope, kind: str,
-                 ret_annotation: Any = None) -> None:
+    def __init__(
+        self, parsed: ParsedFunction, scope: Scope, kind: str, ret_annotation: Any = None
+    ) -> None:
         self.parsed = parsed
         self.scope = scope
         self.kind = kind  # "kernel" | "func"
@@ -63,7 +64,8 @@ class FuncsMixin:
         fn = func_obj.__ti_func__
         if fn in self.func_stack or len(self.func_stack) > MAX_INLINE_DEPTH:
             raise TaichiSyntaxError(
-                f"ti.func '{fn.__name__}' calls itself; recursion is not supported in Taichi", loc)
+                f"ti.func '{fn.__name__}' calls itself; recursion is not supported in Taichi", loc
+            )
         parsed = func_obj._ti_parsed()
         try:
             bound = inspect.signature(fn).bind(*args, **kwargs)
@@ -108,7 +110,8 @@ class FuncsMixin:
         in_loop = _returns_in_loops(body)
         if in_loop is not None:
             raise TaichiSyntaxError(
-                "'return' inside a loop of a ti.func is not supported", self.loc(in_loop))
+                "'return' inside a loop of a ti.func is not supported", self.loc(in_loop)
+            )
         simple = not returns or (len(returns) == 1 and body[-1] is returns[0])
         if simple:
             self.visit_body(body)

@@ -43,8 +43,12 @@ def build_frontend_ir(
     scope = Scope(function_globals(fn))
     transformer = Transformer(config, body, FuncFrame(parsed, scope, "kernel"))
     transformer.kernel_ret_types = list(ret_types)
-    loc = SourceLoc(parsed.filename, parsed.node.lineno + parsed.line_offset, 0,
-                    parsed.source_line(parsed.node.lineno + parsed.line_offset))
+    loc = SourceLoc(
+        parsed.filename,
+        parsed.node.lineno + parsed.line_offset,
+        0,
+        parsed.source_line(parsed.node.lineno + parsed.line_offset),
+    )
     params: list[Param] = []
     for spec in specs:
         if spec.kind == "template":
@@ -62,5 +66,6 @@ def build_frontend_ir(
     if ret_types and not transformer.returned:
         raise TaichiSyntaxError(
             f"kernel '{fn.__name__}' is annotated to return a value but has no return statement",
-            loc)
+            loc,
+        )
     return Kernel(name, body, params, list(ret_types))

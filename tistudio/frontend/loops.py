@@ -51,7 +51,9 @@ class LoopsMixin:
         else:
             raise TaichiSyntaxError(
                 f"cannot iterate over {type(iterable).__name__} in a kernel; use range(), "
-                "ti.ndrange(), ti.grouped() or a field", loc)
+                "ti.ndrange(), ti.grouped() or a field",
+                loc,
+            )
         self.bind_loop_vars(loop, names, grouped, loc)
         loop.parallel = not config.serialize
         kind = "parallel" if loop.parallel and self.runtime_nesting == 0 else "serial"
@@ -62,8 +64,9 @@ class LoopsMixin:
             self.loop_kinds.pop()
         self.emit(loop)
 
-    def loop_body(self, body: list[ast.stmt], loop: fe.FrontendFor, names: list[str],
-                  grouped: bool) -> Any:
+    def loop_body(
+        self, body: list[ast.stmt], loop: fe.FrontendFor, names: list[str], grouped: bool
+    ) -> Any:
         self.scope.push()
         try:
             if grouped:
@@ -90,8 +93,9 @@ class LoopsMixin:
             loop = fe.FrontendFor([], begin=bounds[0][0], end=bounds[0][1], loc=loc)
         else:
             loop = fe.FrontendFor([], ranges=bounds, loc=loc)
-        loop.loop_var_exprs = [fe.LoopVarExpr(loop, k, dtype=i32, loc=loc)
-                               for k in range(len(bounds))]
+        loop.loop_var_exprs = [
+            fe.LoopVarExpr(loop, k, dtype=i32, loc=loc) for k in range(len(bounds))
+        ]
         return loop
 
     def struct_loop(self, field: Any, loc: Any) -> fe.FrontendFor:
@@ -100,19 +104,22 @@ class LoopsMixin:
         if self.runtime_nesting > 0:  # an inner loop over a dense field is a serial ndrange
             return self.ndrange_loop(NdRangeValue([(0, n) for n in shape]), loc)
         loop = fe.FrontendFor([], snode=snode, loc=loc)
-        loop.loop_var_exprs = [fe.LoopVarExpr(loop, k, dtype=i32, loc=loc)
-                               for k in range(len(shape))]
+        loop.loop_var_exprs = [
+            fe.LoopVarExpr(loop, k, dtype=i32, loc=loc) for k in range(len(shape))
+        ]
         return loop
 
-    def bind_loop_vars(self, loop: fe.FrontendFor, names: list[str], grouped: bool,
-                       loc: Any) -> None:
+    def bind_loop_vars(
+        self, loop: fe.FrontendFor, names: list[str], grouped: bool, loc: Any
+    ) -> None:
         n = len(loop.loop_var_exprs)
         if grouped:
             if len(names) != 1:
                 raise TaichiSyntaxError("ti.grouped(...) loops take exactly one variable", loc)
         elif len(names) != n:
             raise TaichiSyntaxError(
-                f"this loop has {n} index(es) but {len(names)} loop variable(s) were given", loc)
+                f"this loop has {n} index(es) but {len(names)} loop variable(s) were given", loc
+            )
         loop.loop_vars = [fe.Identifier(self.next_var_id(), i32, nm) for nm in names]
 
     def static_for(self, node: ast.For, iterable: Any) -> None:
@@ -121,15 +128,14 @@ class LoopsMixin:
             import itertools
 
             if any(is_runtime(b) or is_runtime(e) for b, e in iterable.bounds):
-                raise TaichiSyntaxError("ti.static(ti.ndrange(...)) needs compile-time bounds",
-                                        loc)
+                raise TaichiSyntaxError("ti.static(ti.ndrange(...)) needs compile-time bounds", loc)
             iterable = list(itertools.product(*(range(b, e) for b, e in iterable.bounds)))
         try:
             items = list(iterable)
         except TypeError:
             raise TaichiSyntaxError(
-                f"ti.static for needs a compile-time iterable, got {type(iterable).__name__}",
-                loc) from None
+                f"ti.static for needs a compile-time iterable, got {type(iterable).__name__}", loc
+            ) from None
         self.loop_kinds.append("static")
         try:
             for item in items:

@@ -69,8 +69,9 @@ class Operators:
     def __init__(self, config: CompileConfig) -> None:
         self.config = config
 
-    def const(self, value: Any, loc: SourceLoc | None, dtype: PrimitiveType | None = None
-              ) -> fe.Expr:
+    def const(
+        self, value: Any, loc: SourceLoc | None, dtype: PrimitiveType | None = None
+    ) -> fe.Expr:
         if isinstance(value, fe.Expr):
             return value
         if isinstance(value, np.generic):
@@ -83,7 +84,9 @@ class Operators:
             if dtype.is_integral and not _fits(int(value), dtype):
                 raise TaichiTypeError(
                     f"the integer literal {value} does not fit in {dtype}; write it as "
-                    f"ti.cast(..., ti.i64) or choose default_ip=ti.i64", loc)
+                    f"ti.cast(..., ti.i64) or choose default_ip=ti.i64",
+                    loc,
+                )
             return fe.ConstExpr(int(value), dtype=dtype, loc=loc)
         if isinstance(value, numbers.Real):
             return fe.ConstExpr(float(value), dtype=dtype or self.config.default_fp, loc=loc)
@@ -118,7 +121,9 @@ class Operators:
             return self._python_binary(BinaryOpType.mod, a, b, loc)
         lhs, rhs = self.const(a, loc), self.const(b, loc)
         quotient = self.binary(BinaryOpType.floordiv, lhs, rhs, loc)
-        return self.binary(BinaryOpType.sub, lhs, self.binary(BinaryOpType.mul, rhs, quotient, loc), loc)
+        return self.binary(
+            BinaryOpType.sub, lhs, self.binary(BinaryOpType.mul, rhs, quotient, loc), loc
+        )
 
     def unary(self, op: UnaryOpType, a: Any, loc: SourceLoc | None) -> Any:
         operand = self.const(a, loc)

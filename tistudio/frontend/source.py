@@ -79,4 +79,5 @@ def resolve_annotation(fn: Any, annotation: Any) -> Any:
         return eval(annotation, dict(function_globals(fn)))  # noqa: S307 - the user's own code
     except Exception as e:  # noqa: BLE001 - report which annotation could not be understood
         raise TaichiSyntaxError(
-            f"cannot evaluate the annotation {annotation!r} of {fn.__name__}: {e}") from None
+            f"cannot evaluate the annotation {annotation!r} of {fn.__name__}: {e}"
+        ) from None

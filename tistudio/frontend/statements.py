@@ -115,9 +115,16 @@ class StatementsMixin:
             if isinstance(value, ExprVector) or not self._is_number(value):
                 raise TaichiSyntaxError(
                     f"variable '{name}' holds a {current.dtype}; cannot assign a "
-                    f"{type(value).__name__} to it", loc)
-            self.emit(fe.FrontendAssign(fe.IdExpr(current, dtype=current.dtype, loc=loc),
-                                        self.ops.const(value, loc), loc=loc))
+                    f"{type(value).__name__} to it",
+                    loc,
+                )
+            self.emit(
+                fe.FrontendAssign(
+                    fe.IdExpr(current, dtype=current.dtype, loc=loc),
+                    self.ops.const(value, loc),
+                    loc=loc,
+                )
+            )
             return
         if isinstance(current, ExprVector) and isinstance(value, ExprVector):
             for var_expr, v in zip(current.elements, value.elements):
@@ -168,8 +175,9 @@ class StatementsMixin:
             raise TaichiSyntaxError("cannot update this expression in place", loc)
         if type(node.op) in ATOMIC_AUGASSIGN:
             val = self.ops.const(value, loc)
-            atomic = fe.AtomicOpExpr(ATOMIC_AUGASSIGN[type(node.op)], target, val,
-                                     dtype=target.dtype, loc=loc)
+            atomic = fe.AtomicOpExpr(
+                ATOMIC_AUGASSIGN[type(node.op)], target, val, dtype=target.dtype, loc=loc
+            )
             self.emit(fe.FrontendExprStmt(atomic, loc=loc))
         else:
             new = self.binary_value(type(node.op), target, value, loc)
@@ -224,7 +232,9 @@ class StatementsMixin:
         if self.loop_kinds[-1] == "parallel" and word == "break":
             raise TaichiSyntaxError(
                 "'break' is not allowed in a parallel (outermost) for loop; "
-                "use ti.loop_config(serialize=True) before the loop", loc)
+                "use ti.loop_config(serialize=True) before the loop",
+                loc,
+            )
 
     def stmt_Return(self, node: ast.Return) -> None:
         self.compile_return(node)

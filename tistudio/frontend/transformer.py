@@ -61,8 +61,9 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin):
         self.var_counter += 1
         return self.var_counter - 1
 
-    def new_var(self, dtype: PrimitiveType, name: str, init: fe.Expr | None, loc: Any
-                ) -> fe.Identifier:
+    def new_var(
+        self, dtype: PrimitiveType, name: str, init: fe.Expr | None, loc: Any
+    ) -> fe.Identifier:
         var = fe.Identifier(self.next_var_id(), dtype, name)
         self.emit(fe.FrontendAlloca(var, init, loc=loc))
         return var
@@ -81,8 +82,9 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin):
 
     # --- calls ---------------------------------------------------------------------------
 
-    def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], loc: Any,
-             node: ast.Call) -> Any:
+    def call(
+        self, func: Any, args: list[Any], kwargs: dict[str, Any], loc: Any, node: ast.Call
+    ) -> Any:
         name = builtin_name(func)
         if name is not None:
             return BUILTINS[name](self, loc, *args, **kwargs)
@@ -94,7 +96,8 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin):
             return self.inline_func(func, args, kwargs, loc)
         if getattr(func, "__ti_kernel__", False):
             raise TaichiSyntaxError(
-                "a kernel cannot call another kernel; make the callee a @ti.func", loc)
+                "a kernel cannot call another kernel; make the callee a @ti.func", loc
+            )
         if func is print:
             raise TaichiSyntaxError("print() inside kernels is not supported yet", loc)
         return self.call_python(func, args, kwargs, loc)
@@ -106,7 +109,9 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin):
             fname = getattr(func, "__name__", repr(func))
             raise TaichiSyntaxError(
                 f"cannot call the Python function '{fname}' with values computed at run time; "
-                "decorate it with @ti.func", loc)
+                "decorate it with @ti.func",
+                loc,
+            )
         if not callable(func):
             raise TaichiTypeError(f"'{type(func).__name__}' object is not callable", loc)
         try:
@@ -125,7 +130,8 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin):
         loc = self.loc(node)
         if self.runtime_nesting > 0 or self.loop_kinds:
             raise TaichiSyntaxError(
-                "a kernel may only return at its top level, not inside if/for/while", loc)
+                "a kernel may only return at its top level, not inside if/for/while", loc
+            )
         if node.value is None:
             values: list[Any] = []
         else:
@@ -134,8 +140,9 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin):
         if len(values) != len(self.kernel_ret_types):
             expected = len(self.kernel_ret_types)
             raise TaichiSyntaxError(
-                f"this kernel is annotated to return {expected} value(s) but returns "
-                f"{len(values)}", loc)
+                f"this kernel is annotated to return {expected} value(s) but returns {len(values)}",
+                loc,
+            )
         exprs = [self.ops.cast(v, t, loc) for v, t in zip(values, self.kernel_ret_types)]
         self.emit(fe.FrontendReturn(exprs, loc=loc))
         self.returned = True

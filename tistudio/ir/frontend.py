@@ -211,6 +211,7 @@ class FrontendAlloca(Stmt):
 
     def init_text(self) -> str:
         return f" = {self.init}" if self.init is not None else ""
+
     is_void: ClassVar = True
     has_side_effects: ClassVar = True
 

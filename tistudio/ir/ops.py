@@ -1,4 +1,5 @@
-"""Operator enums, named and spelled as Taichi's `binary_op.inc.h`, `unary_op.inc.h`, `stmt_op_types.h`.
+"""Operator enums, named and spelled as in Taichi's `binary_op.inc.h`, `unary_op.inc.h` and
+`stmt_op_types.h`.
 
 `div` and `mod` are C's truncating operators; Python's `//` and `%` arrive as `floordiv` and as a
 `floordiv`-based expansion, and `demote_operations` lowers `floordiv` to `div` plus a sign fix-up.

@@ -29,7 +29,8 @@ _SNODE_RE = r"S\d+[a-z]+(?:<\w+>)?"
 _HEAD = re.compile(r"^(?:<(?P<type>[^>]+)> )?\$(?P<id>\d+) (?P<sep>[=:]) (?P<body>.*)$")
 _OFFLOADED = re.compile(
     r"^offloaded (?P<kind>serial|range_for|struct_for)"
-    r"(?:\((?P<a>[^,()]+(?:\([^)]*\))?)(?:, (?P<b>[^()]+(?:\([^)]*\))?))?\))?(?: tls_size=(?P<tls>\d+))?$"
+    r"(?:\((?P<a>[^,()]+(?:\([^)]*\))?)(?:, (?P<b>[^()]+(?:\([^)]*\))?))?\))?"
+    r"(?: tls_size=(?P<tls>\d+))?$"
 )
 
 
@@ -155,24 +156,19 @@ class Parser:
         return pos
 
     def parse_line(self, lines: list[str], pos: int, line: str, block: Block) -> int:
+        """Parse one statement (and its nested blocks, if it opens one); return the next line."""
         m = _HEAD.match(line)
         if not m:
             raise ParseError(f"line {pos + 1}: cannot parse {line!r}")
         ret_type = parse_type(m.group("type")) if m.group("type") else None
-        body = m.group("body")
-        opens = body.endswith("{")
-        label = ""
-        if opens:
-            body = body[:-1].rstrip()
-            for lab in ("tls prologue", "body", "tls epilogue"):
-                if body.endswith(" " + lab):
-                    body, label = body[: -len(lab) - 1], lab
+        body, label, opens = _split_block_opener(m.group("body"))
         stmt = self.statement(body, ret_type)
         self.values[int(m.group("id"))] = stmt
         block.append(stmt)
-        pos += 1
-        if not opens:
-            return pos
+        return self.parse_nested(lines, pos + 1, stmt, label) if opens else pos + 1
+
+    def parse_nested(self, lines: list[str], pos: int, stmt: Stmt, label: str) -> int:
+        """Parse the blocks of `stmt`, separated by `} label {` lines, up to the closing `}`."""
         labels = {lab: name for name, lab in stmt.block_fields}
         current = labels.get(label)
         if current is None:
@@ -189,6 +185,17 @@ class Parser:
             if not nxt or nxt.group(1) not in labels:
                 raise ParseError(f"line {pos}: unexpected {closing!r}")
             current = labels[nxt.group(1)]
+
+
+def _split_block_opener(body: str) -> tuple[str, str, bool]:
+    """`for in range($0, $1) {` -> (header, block label, opens a block?)."""
+    if not body.endswith("{"):
+        return body, "", False
+    body = body[:-1].rstrip()
+    for lab in ("tls prologue", "body", "tls epilogue"):
+        if body.endswith(" " + lab):
+            return body[: -len(lab) - 1], lab, True
+    return body, "", True
 
 
 def parse_ir(text: str, snodes: dict[int, SNode] | None = None, name: str = "k") -> Kernel:

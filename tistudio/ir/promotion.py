@@ -64,8 +64,9 @@ def binary_result_type(
 ) -> PrimitiveType:
     """Type of `a op b`; raises `OperandTypeError` for e.g. bit operations on floats."""
     if op in _INT_ONLY_OPS and (a.is_float or b.is_float):
-        raise OperandTypeError(f"unsupported operand type(s) for '{_SYMBOL.get(op, op.value)}': "
-                               f"'{a}' and '{b}'")
+        raise OperandTypeError(
+            f"unsupported operand type(s) for '{_SYMBOL.get(op, op.value)}': '{a}' and '{b}'"
+        )
     if op.is_comparison or op in (BinaryOpType.logical_and, BinaryOpType.logical_or):
         return u1
     if op.is_shift:
@@ -78,8 +79,9 @@ def binary_result_type(
     return common
 
 
-def operand_type(op: BinaryOpType, a: PrimitiveType, b: PrimitiveType, result: PrimitiveType
-                 ) -> PrimitiveType:
+def operand_type(
+    op: BinaryOpType, a: PrimitiveType, b: PrimitiveType, result: PrimitiveType
+) -> PrimitiveType:
     """The type both operands are cast to before the operation runs."""
     if op.is_comparison:
         return promote(a, b)
@@ -88,13 +90,16 @@ def operand_type(op: BinaryOpType, a: PrimitiveType, b: PrimitiveType, result: P
     return result
 
 
-def unary_result_type(op: UnaryOpType, a: PrimitiveType, default_fp: PrimitiveType
-                      ) -> PrimitiveType:
+def unary_result_type(
+    op: UnaryOpType, a: PrimitiveType, default_fp: PrimitiveType
+) -> PrimitiveType:
     """Type of `op a` for non-cast unary operators."""
     if op in _FLOAT_ONLY_UNARY and not a.is_float:
         raise OperandTypeError(f"'{op.value}' takes real inputs only, however '{a}' is provided.")
     if op in _INT_ONLY_UNARY and a.is_float:
-        raise OperandTypeError(f"'{op.value}' takes integral inputs only, however '{a}' is provided.")
+        raise OperandTypeError(
+            f"'{op.value}' takes integral inputs only, however '{a}' is provided."
+        )
     if op in _TO_FLOAT_UNARY and not a.is_float:
         return default_fp
     if op is UnaryOpType.logic_not:

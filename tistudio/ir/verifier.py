@@ -87,34 +87,45 @@ class _Verifier:
     def types(self, stmt: Stmt) -> None:
         if not stmt.is_void and stmt.ret_type is None and not isinstance(stmt, Offloaded):
             self.fail(stmt, "value statement without a type")
-        if isinstance(stmt, BinaryOp):
-            if stmt.lhs.ret_type != stmt.rhs.ret_type and not stmt.op.is_shift:
-                self.fail(stmt, f"operand types differ: {stmt.lhs.ret_type} vs {stmt.rhs.ret_type}")
-            want = u1 if stmt.op.is_comparison else stmt.lhs.ret_type
-            if (
-                stmt.op not in (BinaryOpType.logical_and, BinaryOpType.logical_or)
-                and stmt.ret_type != want
-            ):
-                self.fail(stmt, f"result type {stmt.ret_type}, expected {want}")
-        elif (
-            isinstance(stmt, UnaryOp)
-            and not stmt.op.is_cast
-            and stmt.op is not UnaryOpType.logic_not
-        ):
-            if stmt.ret_type != stmt.operand.ret_type:
-                self.fail(
-                    stmt, f"{stmt.op.value} changes type {stmt.operand.ret_type} -> {stmt.ret_type}"
-                )
-        elif isinstance(stmt, TernaryOp):
-            if stmt.a.ret_type != stmt.b.ret_type or stmt.ret_type != stmt.a.ret_type:
-                self.fail(stmt, "select branches and result must share one type")
-        elif isinstance(stmt, (LocalStore, GlobalStore)):
-            self.pointer_matches(stmt, stmt.ptr, stmt.value.ret_type)
-        elif isinstance(stmt, (LocalLoad, GlobalLoad)):
-            self.pointer_matches(stmt, stmt.ptr, stmt.ret_type)
-        elif isinstance(stmt, AtomicOp):
-            self.pointer_matches(stmt, stmt.dest, stmt.val.ret_type)
-        elif isinstance(stmt, If) and stmt.cond.ret_type != u1:
+        check = getattr(self, f"types_{type(stmt).__name__}", None)
+        if check is not None:
+            check(stmt)
+
+    def types_BinaryOp(self, stmt: BinaryOp) -> None:
+        if stmt.lhs.ret_type != stmt.rhs.ret_type and not stmt.op.is_shift:
+            self.fail(stmt, f"operand types differ: {stmt.lhs.ret_type} vs {stmt.rhs.ret_type}")
+        want = u1 if stmt.op.is_comparison else stmt.lhs.ret_type
+        logical = stmt.op in (BinaryOpType.logical_and, BinaryOpType.logical_or)
+        if not logical and stmt.ret_type != want:
+            self.fail(stmt, f"result type {stmt.ret_type}, expected {want}")
+
+    def types_UnaryOp(self, stmt: UnaryOp) -> None:
+        if stmt.op.is_cast or stmt.op is UnaryOpType.logic_not:
+            return
+        if stmt.ret_type != stmt.operand.ret_type:
+            self.fail(
+                stmt, f"{stmt.op.value} changes type {stmt.operand.ret_type} -> {stmt.ret_type}"
+            )
+
+    def types_TernaryOp(self, stmt: TernaryOp) -> None:
+        if stmt.a.ret_type != stmt.b.ret_type or stmt.ret_type != stmt.a.ret_type:
+            self.fail(stmt, "select branches and result must share one type")
+
+    def types_LocalStore(self, stmt: LocalStore | GlobalStore) -> None:
+        self.pointer_matches(stmt, stmt.ptr, stmt.value.ret_type)
+
+    types_GlobalStore = types_LocalStore
+
+    def types_LocalLoad(self, stmt: LocalLoad | GlobalLoad) -> None:
+        self.pointer_matches(stmt, stmt.ptr, stmt.ret_type)
+
+    types_GlobalLoad = types_LocalLoad
+
+    def types_AtomicOp(self, stmt: AtomicOp) -> None:
+        self.pointer_matches(stmt, stmt.dest, stmt.val.ret_type)
+
+    def types_If(self, stmt: If) -> None:
+        if stmt.cond.ret_type != u1:
             self.fail(stmt, f"if condition has type {stmt.cond.ret_type}, expected u1")
 
     def pointer_matches(self, stmt: Stmt, ptr: Stmt, value_type: object) -> None:

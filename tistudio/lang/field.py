@@ -49,7 +49,9 @@ class Field:
         if len(indices) != len(self.shape):
             raise TaichiSyntaxError(
                 f"field '{self._name or 'field'}' has {len(self.shape)} dimension(s) but was "
-                f"accessed with {len(indices)} index(es)", loc)
+                f"accessed with {len(indices)} index(es)",
+                loc,
+            )
         return fe.FieldIndexExpr(self._ti_place_snode, indices, dtype=self.dtype, loc=loc)
 
     # --- properties --------------------------------------------------------------------------
@@ -80,8 +82,9 @@ class Field:
         snode = self._ti_place_snode
         tree = self._program.tree_of(snode)
         offset, strides = _layout_of(snode)
-        self._view_cache = np.ndarray(self.shape, numpy_dtype(self.dtype), tree.buffer,
-                                      offset, strides)
+        self._view_cache = np.ndarray(
+            self.shape, numpy_dtype(self.dtype), tree.buffer, offset, strides
+        )
         return self._view_cache
 
     def to_numpy(self, dtype: Any = None) -> np.ndarray:
@@ -136,7 +139,7 @@ def _layout_of(snode: SNode) -> tuple[int, tuple[int, ...]]:
     path = snode.path()
     offset = 0
     strides = [0] * len(snode.shape)
-    for parent, node in zip(path, path[1:]):
+    for node in path[1:]:
         offset += node.offset_in_parent_cell if node.type != "place" else 0
         if node.type == "dense":
             level_stride = node.cell_size
@@ -169,8 +172,14 @@ def _cast_like_taichi(arr: np.ndarray, dtype: PrimitiveType) -> np.ndarray:
     return arr.astype(target)
 
 
-def field(dtype: Any, shape: Any = None, name: str = "", offset: Any = None,
-          needs_grad: bool = False, **_: Any) -> Field:
+def field(
+    dtype: Any,
+    shape: Any = None,
+    name: str = "",
+    offset: Any = None,
+    needs_grad: bool = False,
+    **_: Any,
+) -> Field:
     """`ti.field(dtype, shape)`: a scalar field; without `shape`, place it yourself."""
     if offset is not None:
         raise NotImplementedError("ti.field(offset=...) is not supported yet")

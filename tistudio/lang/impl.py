@@ -15,8 +15,17 @@ from tistudio.ir.config import CompileConfig
 from tistudio.lang.types import to_dtype
 from tistudio.runtime.program import Program
 
-ARCHES = {"cpu": "cpu", "x64": "cpu", "arm64": "cpu", "gpu": "gpu", "vulkan": "gpu",
-          "webgpu": "gpu", "cuda": "gpu", "metal": "gpu", "opengl": "gpu"}
+ARCHES = {
+    "cpu": "cpu",
+    "x64": "cpu",
+    "arm64": "cpu",
+    "gpu": "gpu",
+    "vulkan": "gpu",
+    "webgpu": "gpu",
+    "cuda": "gpu",
+    "metal": "gpu",
+    "opengl": "gpu",
+}
 
 
 class _Runtime:
@@ -48,10 +57,16 @@ def current_cfg() -> CompileConfig:
     return current_config()
 
 
-def init(arch: Any = None, debug: bool = False, print_ir: bool = False,
-         default_fp: Any = None, default_ip: Any = None,
-         cpu_max_num_threads: int | None = None, offline_cache: bool = True,
-         **kwargs: Any) -> None:
+def init(
+    arch: Any = None,
+    debug: bool = False,
+    print_ir: bool = False,
+    default_fp: Any = None,
+    default_ip: Any = None,
+    cpu_max_num_threads: int | None = None,
+    offline_cache: bool = True,
+    **kwargs: Any,
+) -> None:
     """Start a fresh program (`ti.init`). Fields and kernels compiled before are dropped."""
     reset()
     arch_name = getattr(arch, "name", arch) or "cpu"
@@ -61,8 +76,9 @@ def init(arch: Any = None, debug: bool = False, print_ir: bool = False,
     if resolved == "gpu":
         import warnings
 
-        warnings.warn("the WebGPU back end is not available yet; falling back to ti.cpu",
-                      stacklevel=2)
+        warnings.warn(
+            "the WebGPU back end is not available yet; falling back to ti.cpu", stacklevel=2
+        )
         resolved = "cpu"
     threads = cpu_max_num_threads or len(os.sched_getaffinity(0))
     config = CompileConfig(

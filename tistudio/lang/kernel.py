@@ -42,7 +42,8 @@ class Func:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TaichiSyntaxError(
-            f"ti.func '{self.__name__}' can only be called from a kernel or another ti.func")
+            f"ti.func '{self.__name__}' can only be called from a kernel or another ti.func"
+        )
 
 
 def func(fn: Callable[..., Any]) -> Func:
@@ -66,16 +67,23 @@ class CacheEntry:
     arch: str = "cpu"
 
     def info(self) -> dict[str, Any]:
-        return {"kernel": self.name, "signature": self.signature_text, "arch": self.arch,
-                "compile_ms": self.compile_ms, "hits": self.hits, "misses": self.misses,
-                "last_use": self.last_use}
+        return {
+            "kernel": self.name,
+            "signature": self.signature_text,
+            "arch": self.arch,
+            "compile_ms": self.compile_ms,
+            "hits": self.hits,
+            "misses": self.misses,
+            "last_use": self.last_use,
+        }
 
 
 def _spec_of(name: str, annotation: Any, kernel_name: str) -> ParamSpec:
     if annotation is inspect.Parameter.empty:
         raise TaichiSyntaxError(
             f"kernel '{kernel_name}': parameter '{name}' needs a type annotation "
-            "(e.g. ti.f32, ti.template(), ti.types.ndarray())")
+            "(e.g. ti.f32, ti.template(), ti.types.ndarray())"
+        )
     if isinstance(annotation, Template) or annotation is Template:
         return ParamSpec(name, "template")
     if isinstance(annotation, NdarrayType):
@@ -100,10 +108,14 @@ class Kernel:
         self.__wrapped__ = fn
         sig = inspect.signature(fn)
         for p in sig.parameters.values():
-            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.default is not p.empty:
+            if (
+                p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                or p.default is not p.empty
+            ):
                 raise TaichiSyntaxError(
                     f"kernel '{fn.__name__}': parameters must be plain positional parameters "
-                    f"without defaults ('{p.name}')")
+                    f"without defaults ('{p.name}')"
+                )
             if p.annotation is p.empty:
                 _spec_of(p.name, p.annotation, fn.__name__)  # raises: every parameter is typed
         self._signature = sig
@@ -118,8 +130,10 @@ class Kernel:
     # --- signatures --------------------------------------------------------------------------
 
     def _specs(self) -> list[ParamSpec]:
-        return [_spec_of(n, resolve_annotation(self.fn, a), self.__name__)
-                for n, a in zip(self._names, self._raw_annotations)]
+        return [
+            _spec_of(n, resolve_annotation(self.fn, a), self.__name__)
+            for n, a in zip(self._names, self._raw_annotations)
+        ]
 
     def _ret_types(self) -> list[PrimitiveType]:
         ret = resolve_annotation(self.fn, self._ret_annotation)
@@ -147,8 +161,9 @@ class Kernel:
         if kwargs:
             args = tuple(self._signature.bind(*args, **kwargs).args)
         elif len(args) != len(self._names):
-            raise TypeError(f"kernel '{self.__name__}' takes {len(self._names)} argument(s), "
-                            f"{len(args)} given")
+            raise TypeError(
+                f"kernel '{self.__name__}' takes {len(self._names)} argument(s), {len(args)} given"
+            )
         program = impl.get_program()
         if program is not self._program:
             self._reset_for(program)
@@ -177,16 +192,24 @@ class Kernel:
         program.kernel_counter += 1
         self._counter = program.kernel_counter - 1
 
-    def _instantiate(self, key: tuple, args: tuple, specs: list[ParamSpec],
-                     program: Any) -> CacheEntry:
+    def _instantiate(
+        self, key: tuple, args: tuple, specs: list[ParamSpec], program: Any
+    ) -> CacheEntry:
         start = time.perf_counter()
         name = f"{self.__name__}_c{self._counter}_{len(self._cache)}"
         result = self._compile(name, args, specs, program, record=program.config.record_passes)
         compile_ms = (time.perf_counter() - start) * 1e3
         positions = tuple(i for i, s in enumerate(specs) if s.kind != "template")
-        entry = CacheEntry(key, _signature_text(self._names, specs, args), name,
-                           result.executable, compile_ms, result, runtime_positions=positions,
-                           arch=program.config.arch)
+        entry = CacheEntry(
+            key,
+            _signature_text(self._names, specs, args),
+            name,
+            result.executable,
+            compile_ms,
+            result,
+            runtime_positions=positions,
+            arch=program.config.arch,
+        )
         self._cache[key] = entry
         for message, loc in result.warnings:
             import warnings
@@ -197,17 +220,29 @@ class Kernel:
             bus.publish("compiled", kernel=self, entry=entry)
         return entry
 
-    def _compile(self, name: str, args: tuple, specs: list[ParamSpec], program: Any,
-                 record: bool) -> Any:
+    def _compile(
+        self, name: str, args: tuple, specs: list[ParamSpec], program: Any, record: bool
+    ) -> Any:
         if self._parsed is None:
             self._parsed = parse_function(self.fn)
         templates = {s.name: a for s, a in zip(specs, args) if s.kind == "template"}
-        arrays = {s.name: _as_array(a, s, self.__name__) for s, a in zip(specs, args)
-                  if s.kind == "ndarray"}
+        arrays = {
+            s.name: _as_array(a, s, self.__name__)
+            for s, a in zip(specs, args)
+            if s.kind == "ndarray"
+        }
         ndarrays = {name: (to_dtype(a.dtype), a.ndim) for name, a in arrays.items()}
         start = time.perf_counter()
-        ir = build_frontend_ir(self.fn, self._parsed, specs, templates, ndarrays,
-                               self._ret_types(), program.config, name)
+        ir = build_frontend_ir(
+            self.fn,
+            self._parsed,
+            specs,
+            templates,
+            ndarrays,
+            self._ret_types(),
+            program.config,
+            name,
+        )
         frontend_ms = (time.perf_counter() - start) * 1e3
         echo = print if program.config.print_ir else None
         result = program.compile(ir, record=record, echo=echo)
@@ -278,21 +313,29 @@ def _template_key(arg: Any) -> Any:
 
 def _as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
     if not isinstance(arg, np.ndarray):
-        raise TypeError(f"kernel '{kernel_name}': argument '{spec.name}' must be a NumPy array "
-                        f"(ti.types.ndarray), got {type(arg).__name__}")
+        raise TypeError(
+            f"kernel '{kernel_name}': argument '{spec.name}' must be a NumPy array "
+            f"(ti.types.ndarray), got {type(arg).__name__}"
+        )
     if spec.ndim and arg.ndim != spec.ndim:
-        raise ValueError(f"kernel '{kernel_name}': argument '{spec.name}' must have "
-                         f"{spec.ndim} dimension(s), got {arg.ndim}")
+        raise ValueError(
+            f"kernel '{kernel_name}': argument '{spec.name}' must have "
+            f"{spec.ndim} dimension(s), got {arg.ndim}"
+        )
     if spec.dtype is not None and to_dtype(arg.dtype) != spec.dtype:
-        raise ValueError(f"kernel '{kernel_name}': argument '{spec.name}' must have dtype "
-                         f"{spec.dtype}, got {arg.dtype}")
+        raise ValueError(
+            f"kernel '{kernel_name}': argument '{spec.name}' must have dtype "
+            f"{spec.dtype}, got {arg.dtype}"
+        )
     return arg
 
 
 def _runtime_arg(arg: Any, spec: ParamSpec) -> Any:
     if spec.kind == "ndarray" and not arg.flags.c_contiguous:
-        raise ValueError(f"argument '{spec.name}': non-contiguous arrays are not supported yet; "
-                         "pass np.ascontiguousarray(a)")
+        raise ValueError(
+            f"argument '{spec.name}': non-contiguous arrays are not supported yet; "
+            "pass np.ascontiguousarray(a)"
+        )
     return arg
 
 

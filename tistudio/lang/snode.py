@@ -34,8 +34,7 @@ class SNodeBuilder:
         return self._snode if self._snode is not None else impl.get_program().pending_root
 
     def dense(self, axis: Axis, dimensions: Any) -> SNodeBuilder:
-        sizes = (dimensions,) * len(axis.axes) if isinstance(dimensions, int) else tuple(
-            dimensions)
+        sizes = (dimensions,) * len(axis.axes) if isinstance(dimensions, int) else tuple(dimensions)
         if len(sizes) != len(axis.axes):
             raise ValueError(f"dense() got {len(axis.axes)} axes but {len(sizes)} sizes")
         if any(int(s) <= 0 for s in sizes):
@@ -43,8 +42,9 @@ class SNodeBuilder:
         program = impl.get_program()
         parent = self.ptr
         self._check_open(parent, program)
-        return SNodeBuilder(parent.dense(axis.axes, tuple(int(s) for s in sizes),
-                                         program.new_snode_id()))
+        return SNodeBuilder(
+            parent.dense(axis.axes, tuple(int(s) for s in sizes), program.new_snode_id())
+        )
 
     def place(self, *fields: Any) -> SNodeBuilder:
         program = impl.get_program()
@@ -69,7 +69,8 @@ class SNodeBuilder:
         if root.tree_id < len(program.trees):
             raise RuntimeError(
                 "this SNode tree is already in use by a kernel or from Python; "
-                "declare fields before launching kernels, or on a new ti.root")
+                "declare fields before launching kernels, or on a new ti.root"
+            )
 
     @property
     def shape(self) -> tuple[int, ...]:

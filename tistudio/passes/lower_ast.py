@@ -120,8 +120,9 @@ class _Lowerer:
             begin, end = self.expr(s.begin), self.expr(s.end)
             loop = self.add(RangeFor(begin, end, serialize=not s.parallel), s.loc)
             self.out.append(loop.body)
-            self.loop_vars[id(s.loop_var_exprs[0])] = self.add(LoopIndex(loop, 0, ret_type=i32),
-                                                               s.loc)
+            self.loop_vars[id(s.loop_var_exprs[0])] = self.add(
+                LoopIndex(loop, 0, ret_type=i32), s.loc
+            )
         for stmt in s.body:
             getattr(self, f"lower_{type(stmt).__name__}")(stmt)
         self.out.pop()

@@ -3,9 +3,9 @@
 A back end launches each task on its own: straight-line top-level code becomes a `serial` task,
 each top-level parallel `for i in range(...)` a `range_for` task and each `for I in field` a
 `struct_for` task. Tasks share no registers, so a value made in one task and used in a later one
-travels through a slot of the kernel's global-temporary buffer (constants and addresses are
-and kernel arguments are simply recomputed), and a loop bound that is not a constant is written there by the serial task
-before the loop, the way Taichi's `offload` pass does it.
+travels through a slot of the kernel's global-temporary buffer (constants, addresses and kernel
+arguments are simply recomputed), and a loop bound that is not a constant is written there by the
+serial task before the loop, the way Taichi's `offload` pass does it.
 """
 
 from __future__ import annotations

@@ -62,8 +62,13 @@ def _short_name(module: ModuleType) -> str:
 class PassRunner:
     """Runs passes on one kernel, verifying and recording as the config asks."""
 
-    def __init__(self, kernel: Kernel, ctx: PassContext, record: bool,
-                 echo: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        kernel: Kernel,
+        ctx: PassContext,
+        record: bool,
+        echo: Callable[[str], None] | None = None,
+    ) -> None:
         self.publish = bus.wants("pass_ran")
         self.kernel, self.ctx, self.echo = kernel, ctx, echo
         self.record = record or self.publish
@@ -113,8 +118,12 @@ class PassRunner:
         return changed
 
 
-def compile_to_final_ir(kernel: Kernel, ctx: PassContext, record: bool = False,
-                        echo: Callable[[str], None] | None = None) -> list[PassRecord]:
+def compile_to_final_ir(
+    kernel: Kernel,
+    ctx: PassContext,
+    record: bool = False,
+    echo: Callable[[str], None] | None = None,
+) -> list[PassRecord]:
     """Run the whole pipeline on `kernel` (frontend IR in, final IR out); return the records."""
     runner = PassRunner(kernel, ctx, record, echo)
     runner.snapshot("initial IR", "The frontend IR built from the Python AST.", 0.0)

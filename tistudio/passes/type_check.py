@@ -98,8 +98,11 @@ def _statement(stmt: Stmt, kernel: Kernel, ctx: PassContext) -> bool:
     if isinstance(stmt, UnaryOp):
         return _unary(stmt, ctx)
     if isinstance(stmt, TernaryOp):
-        return _to_condition(stmt, "cond") | _coerce(stmt, "a", stmt.ret_type) | _coerce(
-            stmt, "b", stmt.ret_type)
+        return (
+            _to_condition(stmt, "cond")
+            | _coerce(stmt, "a", stmt.ret_type)
+            | _coerce(stmt, "b", stmt.ret_type)
+        )
     if isinstance(stmt, (LocalStore, GlobalStore)):
         return _check_store(stmt, stmt.ptr, "value", ctx)
     if isinstance(stmt, AtomicOp):

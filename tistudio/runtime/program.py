@@ -109,8 +109,9 @@ class Program:
             self._backend = CpuBackend(self.config.cpu_max_num_threads)
         return self._backend
 
-    def compile(self, kernel: Kernel, record: bool = False,
-                echo: Callable[[str], None] | None = None) -> CompileResult:
+    def compile(
+        self, kernel: Kernel, record: bool = False, echo: Callable[[str], None] | None = None
+    ) -> CompileResult:
         """Run the pass pipeline on the frontend IR `kernel`, then the back end."""
         from tistudio.passes.pipeline import compile_to_final_ir
 
@@ -120,9 +121,15 @@ class Program:
         mid = time.perf_counter()
         executable = self.backend.compile(kernel, self.config)
         end = time.perf_counter()
-        return CompileResult(executable, records, ctx.warnings, kernel,
-                             passes_ms=(mid - start) * 1e3, backend_ms=(end - mid) * 1e3,
-                             written_snodes=written_snodes(kernel))
+        return CompileResult(
+            executable,
+            records,
+            ctx.warnings,
+            kernel,
+            passes_ms=(mid - start) * 1e3,
+            backend_ms=(end - mid) * 1e3,
+            written_snodes=written_snodes(kernel),
+        )
 
     def sync(self) -> None:
         """CPU launches are synchronous; nothing to wait for."""
@@ -138,8 +145,11 @@ def written_snodes(kernel: Kernel) -> list[SNode]:
 
     found: dict[int, SNode] = {}
     for stmt in kernel.walk():
-        ptr = stmt.ptr if isinstance(stmt, GlobalStore) else (
-            stmt.dest if isinstance(stmt, AtomicOp) else None)
+        ptr = (
+            stmt.ptr
+            if isinstance(stmt, GlobalStore)
+            else (stmt.dest if isinstance(stmt, AtomicOp) else None)
+        )
         if isinstance(ptr, GetCh) and ptr.child.type == "place":
             found[ptr.child.id] = ptr.child
     return list(found.values())
