@@ -31,6 +31,10 @@ class WrongResult(Exception):
     """The framework computed something other than the NumPy reference."""
 
 
+class NoEquivalent(Exception):
+    """The case has no version for this framework (NumPy compiles nothing, for example)."""
+
+
 def framework_version(framework: str, module) -> str:
     version = getattr(module, "__version__", "unknown")
     if isinstance(version, tuple):  # taichi.__version__ is (1, 7, 4)
@@ -46,7 +50,7 @@ def build(case, framework: str, inputs: dict) -> tuple[Impl, str]:
         ti.init(arch=ti.cpu, offline_cache=False)
         return case.taichi_impl(ti, inputs), framework_version(framework, ti)
     if case.numpy_impl is None and framework == "numpy":
-        raise NotImplementedError("no NumPy equivalent")
+        raise NoEquivalent("no NumPy equivalent")
     module = importlib.import_module(framework)
     impl_of = {"numba": case.numba_impl, "numpy": case.numpy_impl}[framework]
     return impl_of(inputs), framework_version(framework, module)
@@ -88,7 +92,7 @@ def run(case_name: str, framework: str, mode: str, policy: Policy) -> dict:
     except WrongResult as wrong:
         report.update(status="WRONG", message=str(wrong))
         return report
-    except NotImplementedError as missing:
+    except NoEquivalent as missing:
         report.update(status="N/A", message=str(missing))
         return report
     except Exception as error:  # any failure becomes a cell in the table
