@@ -103,10 +103,13 @@ class Program:
 
     @property
     def backend(self) -> Any:
+        """The process-wide CPU back end: one JIT engine and one thread pool, started once and
+        shared by every kernel of every `ti.init()` (each kernel splits its loops over
+        `cpu_max_num_threads` of the pool's workers)."""
         if self._backend is None:
-            from tistudio.backends.llvm.backend import CpuBackend
+            from tistudio.backends.llvm.backend import default_backend
 
-            self._backend = CpuBackend(self.config.cpu_max_num_threads)
+            self._backend = default_backend()
         return self._backend
 
     def compile(
@@ -135,8 +138,9 @@ class Program:
         """CPU launches are synchronous; nothing to wait for."""
 
     def close(self) -> None:
-        if self._backend is not None:
-            self._backend.close()
+        """Forget this program's fields and kernels; the shared back end stays up."""
+        self.trees.clear()
+        self.root_addresses.clear()
 
 
 def written_snodes(kernel: Kernel) -> list[SNode]:
