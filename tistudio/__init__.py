@@ -18,6 +18,9 @@ from tistudio.lang import math
 from tistudio.lang.field import Field, field
 from tistudio.lang.impl import Arch, init, reset, sync
 from tistudio.lang.kernel import func, kernel
+from tistudio.lang.matrix import Matrix, Vector
+from tistudio.lang.matrix_field import MatrixField
+from tistudio.lang.ndarray import Ndarray, ndarray
 from tistudio.lang.ops import (
     abs,
     acos,
@@ -92,4 +95,13 @@ float32, float64, int32, int64 = f32, f64, i32, i64
 uint8, uint16, uint32, uint64 = u8, u16, u32, u64
 int8, int16 = i8, i16
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+
+def load_ipython_extension(ipython: object) -> None:
+    """`%load_ext tistudio`: registers `%%ti_kernel`. The studio (IPython, ipywidgets,
+    matplotlib) is imported here, never by `import tistudio`."""
+    from tistudio.studio.magic import load_ipython_extension as load_studio
+
+    load_studio(ipython)
+
+
+__all__ = [name for name in dir() if not name.startswith("_") and name != "load_ipython_extension"]

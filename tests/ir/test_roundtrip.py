@@ -7,6 +7,9 @@ import pytest
 from tistudio.ir import ALL_STATEMENTS, ParseError, parse_ir, print_ir, verify
 
 SAMPLES = {
+    "MatrixInit": "<[Tensor (2) i32]> $1 = [$0, $0]",
+    "GetElement": None,
+    "MatrixPtr": None,
     "Const": "<i32> $1 = const 7",
     "ArgLoad": "<f32> $1 = argload[0]",
     "UnaryOp": "<f32> $1 = sin $0",
@@ -68,16 +71,20 @@ kernel {
     <f32> $22 = atomic add($19, $20)
     <f32> $23 = cast_value<f32> $14
   }
-  $24 = offloaded range_for(0, tmp(offset=8B)) tls_size=4 tls prologue {
-    <*f32> $25 = thread local ptr (offset = 0 B)
+  <[Tensor (2, 2) i32]> $24 = [$0, $1, $0, $1]
+  <i32> $25 = get element $24[3]
+  <*[Tensor (2, 2) i32]> $26 = alloca
+  <*i32> $27 = shift ptr [$26 + $0]
+  $28 = offloaded range_for(0, tmp(offset=8B)) tls_size=4 tls prologue {
+    <*f32> $29 = thread local ptr (offset = 0 B)
   } body {
-    <i32> $26 = loop $24 index 0
+    <i32> $30 = loop $28 index 0
   } tls epilogue {
-    <*f32> $27 = thread local ptr (offset = 0 B)
+    <*f32> $31 = thread local ptr (offset = 0 B)
   }
-  $28 = offloaded struct_for(S1dense) body {
+  $32 = offloaded struct_for(S1dense) body {
   }
-  $29 = offloaded serial body {
+  $33 = offloaded serial body {
   }
 }
 """

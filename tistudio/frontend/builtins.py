@@ -80,10 +80,8 @@ def _python_or(fn: Callable[..., Any], make: Callable[..., Any]) -> Builtin:
     """A builtin that runs `fn` in Python on compile-time values, else builds an expression."""
 
     def impl(t: Any, loc: Any, *args: Any) -> Any:
-        if any(isinstance(a, ExprVector) for a in args):
-            n = len(next(a for a in args if isinstance(a, ExprVector)))
-            cols = [a.elements if isinstance(a, ExprVector) else [a] * n for a in args]
-            return ExprVector([impl(t, loc, *row) for row in zip(*cols)])
+        if any(isinstance(a, ExprVector) for a in args):  # element-wise on vectors
+            return t.elementwise(lambda *row: impl(t, loc, *row), *args, loc=loc)
         if not py.any(is_runtime(a) for a in args):
             return fn(*args)
         return make(t, loc, *args)
@@ -116,8 +114,7 @@ def _nary(op: BinaryOpType, fn: Callable[..., Any]) -> Builtin:
 def _atomic(op: AtomicOpType) -> Builtin:
     def impl(t: Any, loc: Any, dest: Any, val: Any) -> Any:
         if isinstance(dest, ExprVector):
-            vals = val.elements if isinstance(val, ExprVector) else [val] * len(dest)
-            return ExprVector([impl(t, loc, d, v) for d, v in zip(dest.elements, vals)])
+            return t.elementwise(lambda d, v: impl(t, loc, d, v), dest, val, loc=loc)
         if not isinstance(dest, fe.LVALUE_EXPRS):
             raise TaichiSyntaxError(
                 f"ti.atomic_{op.value}() needs a field element, an ndarray element or a "
@@ -183,7 +180,65 @@ def _bit_shr(t: Any, loc: Any, a: Any, b: Any) -> Any:
     return t.ops.binary(BinaryOpType.bit_shr, t.ops.const(a, loc), b, loc)
 
 
+def _flatten_rows(t: Any, rows: Any, loc: Any) -> tuple[list[Any], tuple[int, ...]]:
+    """A vector's elements from a list of values, or a matrix's from a list of rows."""
+    if isinstance(rows, ExprVector):
+        return list(rows.elements), rows.shape
+    if not isinstance(rows, (list, tuple)) or not rows:
+        raise TaichiSyntaxError("ti.Vector/ti.Matrix need a non-empty list", loc)
+    if all(isinstance(r, (list, tuple, ExprVector)) for r in rows):
+        flat_rows = [list(r.elements) if isinstance(r, ExprVector) else list(r) for r in rows]
+        if len({len(r) for r in flat_rows}) != 1:
+            raise TaichiSyntaxError("every row of a ti.Matrix needs the same length", loc)
+        return [e for r in flat_rows for e in r], (len(flat_rows), len(flat_rows[0]))
+    return list(rows), (len(rows),)
+
+
+def _matrix(t: Any, loc: Any, rows: Any, dt: Any = None, **_: Any) -> ExprVector:
+    elements, shape = _flatten_rows(t, rows, loc)
+    if dt is not None:
+        target = t.resolve_dtype(dt, loc)
+        elements = [t.typed(e, target, loc) for e in elements]
+    return ExprVector(elements, shape)
+
+
+def _vector(t: Any, loc: Any, values: Any, dt: Any = None, **_: Any) -> ExprVector:
+    value = _matrix(t, loc, values, dt)
+    if value.is_matrix:
+        raise TaichiSyntaxError("ti.Vector needs a flat list of values", loc)
+    return value
+
+
+def _filled(value: float) -> Builtin:
+    def impl(t: Any, loc: Any, dt: Any, n: int, m: int | None = None) -> ExprVector:
+        target = t.resolve_dtype(dt, loc)
+        shape = (n,) if m is None else (n, m)
+        count = n * (m or 1)
+        return ExprVector([t.typed(value, target, loc)] * count, shape)
+
+    return impl
+
+
+def _identity(t: Any, loc: Any, dt: Any, n: int) -> ExprVector:
+    target = t.resolve_dtype(dt, loc)
+    return ExprVector(
+        [t.typed(float(i == j), target, loc) for i in range(n) for j in range(n)], (n, n)
+    )
+
+
+def _unit(t: Any, loc: Any, n: int, i: int, dt: Any = float) -> ExprVector:
+    target = t.resolve_dtype(dt, loc)
+    return ExprVector([t.typed(float(k == i), target, loc) for k in range(n)])
+
+
 BUILTINS: dict[str, Builtin] = {
+    "Matrix": _matrix,
+    "Vector": _vector,
+    "Matrix.zero": _filled(0.0),
+    "Vector.zero": _filled(0.0),
+    "Matrix.one": _filled(1.0),
+    "Matrix.identity": _identity,
+    "Matrix.unit": _unit,
     "static": _static,
     "ndrange": _ndrange,
     "grouped": _grouped,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ast
+import itertools
 from typing import Any
 
 from tistudio.frontend.errors import TaichiNameError, TaichiSyntaxError, TaichiTypeError
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import MISSING
-from tistudio.frontend.values import ExprVector, NdarrayArg
+from tistudio.frontend.values import ExprVector, NdarrayArg, VectorVar
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
 from tistudio.ir.types import i32
@@ -63,6 +64,11 @@ class ExpressionsMixin:
             raise TaichiNameError(f"name '{node.id}' is not defined", self.loc(node))
         if isinstance(value, fe.Identifier):
             return fe.IdExpr(value, dtype=value.dtype, loc=self.loc(node))
+        if isinstance(value, VectorVar):
+            return self.read_vector_var(value, self.loc(node))
+        if hasattr(value, "_ti_matrix_value"):  # a Python-scope ti.Vector/ti.Matrix constant
+            elements, shape = value._ti_matrix_value()
+            return ExprVector(list(elements), tuple(shape))
         return value
 
     def expr_Tuple(self, node: ast.Tuple) -> Any:
@@ -95,11 +101,12 @@ class ExpressionsMixin:
         return self.binary_value(type(node.op), a, b, loc)
 
     def binary_value(self, op_type: type, a: Any, b: Any, loc: Any) -> Any:
+        if op_type is ast.MatMult:
+            return self.matmul(a, b, loc)
         if isinstance(a, ExprVector) or isinstance(b, ExprVector):
-            n = len(a) if isinstance(a, ExprVector) else len(b)
-            xs = a.elements if isinstance(a, ExprVector) else [a] * n
-            ys = b.elements if isinstance(b, ExprVector) else [b] * n
-            return ExprVector([self.binary_value(op_type, x, y, loc) for x, y in zip(xs, ys)])
+            return self.elementwise(
+                lambda x, y: self.binary_value(op_type, x, y, loc), a, b, loc=loc
+            )
         if op_type is ast.Mod:
             return self.ops.mod(a, b, loc)
         if op_type not in BINARY_AST:
@@ -110,7 +117,7 @@ class ExpressionsMixin:
         loc = self.loc(node)
         v = self.visit_expr(node.operand)
         if isinstance(v, ExprVector):
-            return ExprVector([self._unary(node.op, e, loc) for e in v.elements])
+            return self.elementwise(lambda e: self._unary(node.op, e, loc), v, loc=loc)
         return self._unary(node.op, v, loc)
 
     def _unary(self, op: ast.unaryop, v: Any, loc: Any) -> Any:
@@ -137,7 +144,12 @@ class ExpressionsMixin:
         result: Any = True
         for op, right_node in zip(node.ops, node.comparators):
             right = self.visit_expr(right_node)
-            if type(op) in PYTHON_ONLY_COMPARE:
+            if isinstance(left, ExprVector) or isinstance(right, ExprVector):
+                cmp = COMPARE_AST[type(op)]
+                this = self.elementwise(
+                    lambda x, y, c=cmp: self.ops.binary(c, x, y, loc), left, right, loc=loc
+                )
+            elif type(op) in PYTHON_ONLY_COMPARE:
                 if is_runtime(left) or is_runtime(right):
                     raise TaichiSyntaxError(f"'{type(op).__name__}' needs compile-time values", loc)
                 this = PYTHON_ONLY_COMPARE[type(op)](left, right)
@@ -145,6 +157,8 @@ class ExpressionsMixin:
                 this = self.ops.binary(COMPARE_AST[type(op)], left, right, loc)
             if result is True:
                 result = this
+            elif isinstance(result, ExprVector) or isinstance(this, ExprVector):
+                raise TaichiSyntaxError("chained comparisons of vectors are not supported", loc)
             elif is_runtime(result) or is_runtime(this):
                 result = self.ops.binary(BinaryOpType.bit_and, result, this, loc)
             else:
@@ -173,6 +187,14 @@ class ExpressionsMixin:
         if not is_runtime(cond):
             return self.visit_expr(node.body if cond else node.orelse)
         a, b = self.visit_expr(node.body), self.visit_expr(node.orelse)
+        if isinstance(cond, ExprVector) or isinstance(a, ExprVector) or isinstance(b, ExprVector):
+            return self.elementwise(
+                lambda c, x, y: self.ops.select(self.ops.truth(c, loc), x, y, loc),
+                cond,
+                a,
+                b,
+                loc=loc,
+            )
         return self.ops.select(self.ops.truth(cond, loc), a, b, loc)
 
     def expr_Attribute(self, node: ast.Attribute) -> Any:
@@ -180,7 +202,9 @@ class ExpressionsMixin:
         loc = self.loc(node)
         if isinstance(obj, NdarrayArg) and node.attr == "shape":
             return obj.shape_exprs()
-        if is_runtime(obj) or isinstance(obj, ExprVector):
+        if isinstance(obj, ExprVector):
+            return self.matrix_attribute(obj, node.attr, loc)
+        if is_runtime(obj):
             raise TaichiSyntaxError(f"runtime values have no attribute '{node.attr}'", loc)
         try:
             return getattr(obj, node.attr)
@@ -191,6 +215,9 @@ class ExpressionsMixin:
 
     def expr_Subscript(self, node: ast.Subscript) -> Any:
         loc = self.loc(node)
+        var = self.vector_var_named(node.value)
+        if var is not None:  # `v[i]` on a vector variable is an lvalue, maybe at a run-time index
+            return self.vector_var_element(var, self.visit_expr(node.slice), loc)
         obj = self.visit_expr(node.value)
         index = self.visit_expr(node.slice)
         return self.subscript(obj, index, loc)
@@ -226,11 +253,22 @@ class ExpressionsMixin:
                     f"{len(indices)}",
                     loc,
                 )
+            if obj.element_shape:  # arr[i] of a vector ndarray: one element per component
+                return ExprVector(
+                    [
+                        fe.ExternalIndexExpr(
+                            obj.arg_id,
+                            indices + [self.index_expr(c, loc) for c in component],
+                            dtype=obj.dtype,
+                            loc=loc,
+                        )
+                        for component in itertools.product(*(range(n) for n in obj.element_shape))
+                    ],
+                    obj.element_shape,
+                )
             return fe.ExternalIndexExpr(obj.arg_id, indices, dtype=obj.dtype, loc=loc)
         if isinstance(obj, ExprVector):
-            if is_runtime(index):
-                raise TaichiSyntaxError("a vector index must be a compile-time integer", loc)
-            return obj.elements[index]
+            return self.matrix_element(obj, index, loc)
         if is_runtime(index):
             raise TaichiSyntaxError(
                 f"cannot index a Python {type(obj).__name__} with a runtime value; "
@@ -241,6 +279,13 @@ class ExpressionsMixin:
             return obj[index]
         except Exception as e:  # noqa: BLE001 - report Python's complaint at the user's line
             raise TaichiSyntaxError(f"{type(e).__name__}: {e}", loc) from None
+
+    def vector_var_named(self, node: ast.expr) -> VectorVar | None:
+        if isinstance(node, ast.Name):
+            value = self.scope.lookup_local(node.id)
+            if isinstance(value, VectorVar):
+                return value
+        return None
 
     def index_expr(self, value: Any, loc: Any) -> fe.Expr:
         """An index as an i32 expression (Python ints become constants)."""

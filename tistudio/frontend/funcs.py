@@ -16,9 +16,10 @@ from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import Scope
 from tistudio.frontend.source import ParsedFunction, function_globals, resolve_annotation
-from tistudio.frontend.values import ExprVector
+from tistudio.frontend.values import ExprVector, VectorVar
 from tistudio.ir import frontend as fe
 from tistudio.ir.stmt import Block
+from tistudio.ir.types import TensorType
 
 MAX_INLINE_DEPTH = 64
 
@@ -100,8 +101,8 @@ class FuncsMixin:
             elif is_runtime(value) or self._is_number(value):
                 expr = self.ops.const(value, loc)
                 scope.bind(name, self.new_var(expr.dtype, name, expr, loc))
-            elif isinstance(value, ExprVector):
-                scope.bind(name, self.declare("", value, loc))
+            elif isinstance(value, ExprVector):  # by value, in a tensor variable
+                scope.bind(name, self.declare_matrix(name, value, loc))
             else:
                 scope.bind(name, value)
 
@@ -139,27 +140,45 @@ class FuncsMixin:
             if len(values) != len(frame.result):
                 raise TaichiSyntaxError("every return of a ti.func must return as many values", loc)
             for var, v in zip(frame.result, values):
+                if isinstance(var, VectorVar):
+                    self.assign_vector_var(var, v, loc)
+                    continue
                 target = fe.IdExpr(var, dtype=var.dtype, loc=loc)
                 self.emit(fe.FrontendAssign(target, self.ops.const(v, loc), loc=loc))
         if frame.early_return:
             self.emit(fe.FrontendBreak(loc=loc))
 
-    def _result_var(self, frame: FuncFrame, value: Any, loc: Any) -> fe.Identifier:
+    def _result_var(self, frame: FuncFrame, value: Any, loc: Any) -> fe.Identifier | VectorVar:
+        if isinstance(value, ExprVector):
+            dtype = self.element_type(value, loc)
+            ann = frame.ret_annotation
+            if hasattr(ann, "_ti_matrix_type") and ann._ti_matrix_type[1] is not None:
+                dtype = self.resolve_dtype(ann._ti_matrix_type[1], loc)
+            var = fe.Identifier(self.next_var_id(), TensorType(value.shape, dtype), "ret")
+            self._declare_result(frame, fe.FrontendAlloca(var, loc=loc))
+            return VectorVar(var, value.shape)
         if frame.ret_annotation is not None and self.is_dtype_like(frame.ret_annotation):
             dtype = self.resolve_dtype(frame.ret_annotation, loc)
         else:
             dtype = self.ops.const(value, loc).dtype
         var = fe.Identifier(self.next_var_id(), dtype, "ret")
-        alloca = fe.FrontendAlloca(var, loc=loc)
+        self._declare_result(frame, fe.FrontendAlloca(var, loc=loc))
+        return var
+
+    def _declare_result(self, frame: FuncFrame, alloca: fe.FrontendAlloca) -> None:
         if frame.result_site is not None:
             block, index = frame.result_site
             block.insert(index, alloca)
         else:
             self.emit(alloca)
-        return var
 
     def func_result(self, frame: FuncFrame, loc: Any) -> Any:
         if frame.result is None:
             return None
-        exprs = [fe.IdExpr(v, dtype=v.dtype, loc=loc) for v in frame.result]
+        exprs = [
+            self.read_vector_var(v, loc)
+            if isinstance(v, VectorVar)
+            else fe.IdExpr(v, dtype=v.dtype, loc=loc)
+            for v in frame.result
+        ]
         return exprs[0] if len(exprs) == 1 else tuple(exprs)

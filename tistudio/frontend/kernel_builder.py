@@ -11,7 +11,7 @@ from tistudio.frontend.funcs import FuncFrame
 from tistudio.frontend.scope import Scope
 from tistudio.frontend.source import ParsedFunction, function_globals
 from tistudio.frontend.transformer import Transformer
-from tistudio.frontend.values import NdarrayArg
+from tistudio.frontend.values import ExprVector, NdarrayArg
 from tistudio.ir import frontend as fe
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Block, Kernel, Param, SourceLoc
@@ -23,9 +23,10 @@ class ParamSpec:
     """A kernel parameter as its annotation declares it."""
 
     name: str
-    kind: str  # "scalar" | "ndarray" | "template"
+    kind: str  # "scalar" | "matrix" | "ndarray" | "template"
     dtype: PrimitiveType | None = None
     ndim: int = 0
+    element_shape: tuple[int, ...] = ()  # a vector/matrix parameter, or an ndarray's elements
 
 
 def build_frontend_ir(
@@ -33,7 +34,7 @@ def build_frontend_ir(
     parsed: ParsedFunction,
     specs: list[ParamSpec],
     template_values: dict[str, Any],
-    ndarrays: dict[str, tuple[PrimitiveType, int]],
+    ndarrays: dict[str, tuple[PrimitiveType, int, tuple[int, ...]]],
     ret_types: list[PrimitiveType],
     config: CompileConfig,
     name: str,
@@ -58,10 +59,19 @@ def build_frontend_ir(
             arg = fe.ArgLoadExpr(len(params), dtype=spec.dtype, loc=loc)
             params.append(Param(spec.name, "scalar", spec.dtype))
             scope.bind(spec.name, transformer.new_var(spec.dtype, spec.name, arg, loc))
+        elif spec.kind == "matrix":
+            assert spec.dtype is not None
+            elements = []
+            for _ in range(_count(spec.element_shape)):
+                elements.append(fe.ArgLoadExpr(len(params), dtype=spec.dtype, loc=loc))
+                params.append(Param(spec.name, "scalar", spec.dtype))
+            value = ExprVector(elements, spec.element_shape)
+            scope.bind(spec.name, transformer.declare_matrix(spec.name, value, loc))
         else:
-            dtype, ndim = ndarrays[spec.name]
-            scope.bind(spec.name, NdarrayArg(len(params), dtype, ndim, spec.name))
-            params.append(Param(spec.name, "ndarray", dtype, ndim))
+            dtype, ndim, element_shape = ndarrays[spec.name]
+            arg = NdarrayArg(len(params), dtype, ndim, spec.name, element_shape)
+            scope.bind(spec.name, arg)
+            params.append(Param(spec.name, "ndarray", dtype, ndim + len(element_shape)))
     transformer.visit_body(parsed.node.body)
     if ret_types and not transformer.returned:
         raise TaichiSyntaxError(
@@ -69,3 +79,10 @@ def build_frontend_ir(
             loc,
         )
     return Kernel(name, body, params, list(ret_types))
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n

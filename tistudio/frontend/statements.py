@@ -5,10 +5,11 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.matrix import SWIZZLE
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import MISSING
-from tistudio.frontend.values import ExprVector, NdarrayArg
+from tistudio.frontend.values import ExprVector, NdarrayArg, VectorVar
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import AtomicOpType, BinaryOpType
 from tistudio.ir.stmt import Block
@@ -83,6 +84,8 @@ class StatementsMixin:
             self.assign(t, v, loc)
 
     def materialize(self, value: Any, loc: Any) -> Any:
+        if isinstance(value, ExprVector):
+            return self.read_vector_var(self.declare_matrix("", value, loc), loc)
         if is_runtime(value) and not isinstance(value, fe.ConstExpr):
             var = self.new_var(value.dtype, "", value, loc)
             return fe.IdExpr(var, dtype=var.dtype, loc=loc)
@@ -92,25 +95,56 @@ class StatementsMixin:
         loc = self.loc(node)
         if not isinstance(node.target, ast.Name):
             raise TaichiSyntaxError("annotated assignment needs a plain name", loc)
-        dtype = self.resolve_dtype(self.visit_expr(node.annotation), loc)
-        init = self.ops.const(self.visit_expr(node.value), loc) if node.value else None
+        annotation = self.visit_expr(node.annotation)
+        value = self.visit_expr(node.value) if node.value else None
+        if hasattr(annotation, "_ti_matrix_type"):
+            shape, dtype = annotation._ti_matrix_type
+            if not isinstance(value, ExprVector):
+                value = self.construct_matrix_type(annotation, [value or 0], loc)
+            dtype = self.resolve_dtype(dtype, loc) if dtype is not None else None
+            self.scope.bind(node.target.id, self.declare_matrix(node.target.id, value, loc, dtype))
+            return
+        dtype = self.resolve_dtype(annotation, loc)
+        init = self.ops.const(value, loc) if value is not None else None
         var = self.new_var(dtype, node.target.id, init, loc)
         self.scope.bind(node.target.id, var)
 
     def assign(self, target: ast.expr, value: Any, loc: Any) -> None:
         if isinstance(target, ast.Name):
             self.assign_name(target.id, value, loc)
-        elif isinstance(target, ast.Subscript):
-            lhs = self.visit_expr(target)
-            if isinstance(lhs, fe.LVALUE_EXPRS):
-                self.emit(fe.FrontendAssign(lhs, self.ops.const(value, loc), loc=loc))
-            else:
-                raise TaichiSyntaxError("cannot assign to this subscript in a kernel", loc)
+        elif isinstance(target, (ast.Subscript, ast.Attribute)):
+            self.store(self.lvalue(target, loc), value, loc)
         else:
             raise TaichiSyntaxError(f"cannot assign to {type(target).__name__}", loc)
 
+    def lvalue(self, target: ast.Subscript | ast.Attribute, loc: Any) -> Any:
+        """What `target` denotes as a place to write: an lvalue Expr or a vector of them."""
+        if isinstance(target, ast.Attribute):
+            var = self.vector_var_named(target.value)
+            if var is not None and set(target.attr) <= SWIZZLE.keys():
+                picks = [self.vector_var_element(var, SWIZZLE[c], loc) for c in target.attr]
+                return picks[0] if len(picks) == 1 else ExprVector(picks)
+        return self.visit_expr(target)
+
+    def store(self, lhs: Any, value: Any, loc: Any) -> None:
+        if isinstance(lhs, ExprVector):
+            if not isinstance(value, ExprVector):
+                value = ExprVector([value] * len(lhs.elements), lhs.shape)
+            value = self.materialize(value, loc)
+            if value.shape != lhs.shape:
+                raise TaichiTypeError(f"cannot assign shape {value.shape} to {lhs.shape}", loc)
+            for t, v in zip(lhs.elements, value.elements):
+                self.store(t, v, loc)
+        elif isinstance(lhs, fe.LVALUE_EXPRS):
+            self.emit(fe.FrontendAssign(lhs, self.ops.const(value, loc), loc=loc))
+        else:
+            raise TaichiSyntaxError("cannot assign to this expression in a kernel", loc)
+
     def assign_name(self, name: str, value: Any, loc: Any) -> None:
         current = self.scope.lookup_local(name)
+        if isinstance(current, VectorVar):
+            self.assign_vector_var(current, value, loc)
+            return
         if isinstance(current, fe.Identifier):
             if isinstance(value, ExprVector) or not self._is_number(value):
                 raise TaichiSyntaxError(
@@ -126,16 +160,13 @@ class StatementsMixin:
                 )
             )
             return
-        if isinstance(current, ExprVector) and isinstance(value, ExprVector):
-            for var_expr, v in zip(current.elements, value.elements):
-                self.emit(fe.FrontendAssign(var_expr, self.ops.const(v, loc), loc=loc))
-            return
         self.scope.bind(name, self.declare(name, value, loc))
 
     def declare(self, name: str, value: Any, loc: Any) -> Any:
         """A new variable for a runtime or numeric value; other Python objects bind as they are."""
         if isinstance(value, ExprVector):
-            return ExprVector([self.declare("", v, loc) for v in value.elements])
+            var = self.declare_matrix(name, value, loc)
+            return var if name else self.read_vector_var(var, loc)
         if isinstance(value, fe.IdExpr) and name == "":
             return value
         if self._is_number(value):
@@ -159,28 +190,46 @@ class StatementsMixin:
         value = self.visit_expr(node.value)
         if isinstance(node.target, ast.Name):
             current = self.scope.lookup_local(node.target.id)
-            if not isinstance(current, (fe.Identifier, ExprVector)):
+            if isinstance(current, VectorVar):
+                new = self.binary_value(
+                    type(node.op), self.read_vector_var(current, loc), value, loc
+                )
+                self.assign_vector_var(current, new, loc)
+                return
+            if not isinstance(current, fe.Identifier):
                 old = self.scope.lookup(node.target.id)
                 if old is MISSING:
                     raise TaichiSyntaxError(f"name '{node.target.id}' is not defined", loc)
                 self.scope.bind(node.target.id, self.binary_value(type(node.op), old, value, loc))
                 return
-        target = self.visit_expr(node.target)
+        target = (
+            self.lvalue(node.target, loc)
+            if isinstance(node.target, (ast.Subscript, ast.Attribute))
+            else self.visit_expr(node.target)
+        )
         if isinstance(target, ExprVector):
-            new = self.binary_value(type(node.op), target, value, loc)
-            for t, v in zip(target.elements, new.elements):
-                self.emit(fe.FrontendAssign(t, self.ops.const(v, loc), loc=loc))
+            values = (
+                value
+                if isinstance(value, ExprVector)
+                else ExprVector([value] * len(target.elements), target.shape)
+            )
+            values = self.materialize(values, loc)
+            for t, v in zip(target.elements, values.elements):
+                self.aug_assign_one(node.op, t, v, loc)
             return
+        self.aug_assign_one(node.op, target, value, loc)
+
+    def aug_assign_one(self, op: ast.operator, target: Any, value: Any, loc: Any) -> None:
         if not isinstance(target, fe.LVALUE_EXPRS):
             raise TaichiSyntaxError("cannot update this expression in place", loc)
-        if type(node.op) in ATOMIC_AUGASSIGN:
+        if type(op) in ATOMIC_AUGASSIGN:
             val = self.ops.const(value, loc)
             atomic = fe.AtomicOpExpr(
-                ATOMIC_AUGASSIGN[type(node.op)], target, val, dtype=target.dtype, loc=loc
+                ATOMIC_AUGASSIGN[type(op)], target, val, dtype=target.dtype, loc=loc
             )
             self.emit(fe.FrontendExprStmt(atomic, loc=loc))
         else:
-            new = self.binary_value(type(node.op), target, value, loc)
+            new = self.binary_value(type(op), target, value, loc)
             self.emit(fe.FrontendAssign(target, self.ops.const(new, loc), loc=loc))
 
     # --- control flow ------------------------------------------------------------------

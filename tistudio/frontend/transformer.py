@@ -16,6 +16,7 @@ from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
 from tistudio.frontend.expressions import ExpressionsMixin
 from tistudio.frontend.funcs import FuncFrame, FuncsMixin
 from tistudio.frontend.loops import LoopsMixin
+from tistudio.frontend.matrix import BoundMatrixMethod, MatrixMixin
 from tistudio.frontend.operators import Operators, is_runtime
 from tistudio.frontend.scope import Scope
 from tistudio.frontend.statements import StatementsMixin
@@ -26,7 +27,7 @@ from tistudio.ir.stmt import Block, SourceLoc, Stmt
 from tistudio.ir.types import PrimitiveType
 
 
-class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin):
+class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin, MatrixMixin):
     """Compiles one kernel instantiation's body into frontend IR."""
 
     def __init__(self, config: CompileConfig, body: Block, frame: FuncFrame) -> None:
@@ -88,6 +89,12 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin):
         name = builtin_name(func)
         if name is not None:
             return BUILTINS[name](self, loc, *args, **kwargs)
+        if isinstance(func, BoundMatrixMethod):
+            return self.call_matrix_method(func, args, kwargs, loc)
+        if hasattr(func, "_ti_matrix_type"):  # ti.math.vec3(1, 2, 3), ti.types.vector(...)(...)
+            return self.construct_matrix_type(func, args, loc)
+        if func is len and len(args) == 1 and isinstance(args[0], ExprVector):
+            return len(args[0])
         if is_dtype(func):
             if len(args) != 1:
                 raise TaichiSyntaxError(f"{func}(x) takes one value", loc)
@@ -101,6 +108,30 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin):
         if func is print:
             raise TaichiSyntaxError("print() inside kernels is not supported yet", loc)
         return self.call_python(func, args, kwargs, loc)
+
+    def construct_matrix_type(self, type_obj: Any, args: list[Any], loc: Any) -> ExprVector:
+        shape, dtype = type_obj._ti_matrix_type
+        flat: list[Any] = []
+        for a in args:
+            flat.extend(a.elements if isinstance(a, ExprVector) else [a])
+        count = 1
+        for s in shape:
+            count *= s
+        if len(flat) == 1:
+            flat = flat * count
+        if len(flat) != count:
+            raise TaichiSyntaxError(f"{type_obj} takes {count} values, got {len(flat)}", loc)
+        target = self.resolve_dtype(dtype, loc) if dtype is not None else None
+        if target is not None:
+            flat = [self.typed(e, target, loc) for e in flat]
+        return ExprVector(flat, tuple(shape))
+
+    def typed(self, value: Any, dtype: PrimitiveType, loc: Any) -> fe.Expr:
+        """`value` as an expression of `dtype` (Python numbers become constants of it)."""
+        if is_runtime(value):
+            return self.ops.cast(value, dtype, loc)
+        number = float(value) if dtype.is_float else int(value)
+        return self.ops.const(number, loc, dtype)
 
     def call_python(self, func: Any, args: list[Any], kwargs: dict[str, Any], loc: Any) -> Any:
         """A plain Python function with compile-time arguments runs now, as in Taichi."""
@@ -136,7 +167,9 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin):
             values: list[Any] = []
         else:
             value = self.visit_expr(node.value)
-            values = list(value) if isinstance(value, tuple) else [value]
+            values = []  # vectors and matrices return their elements, flat
+            for v in value if isinstance(value, tuple) else (value,):
+                values.extend(v.elements if isinstance(v, ExprVector) else [v])
         if len(values) != len(self.kernel_ret_types):
             expected = len(self.kernel_ret_types)
             raise TaichiSyntaxError(

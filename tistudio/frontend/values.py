@@ -11,12 +11,48 @@ from tistudio.ir.types import PrimitiveType
 
 @dataclass
 class ExprVector:
-    """A small vector of runtime scalars (e.g. the index `I` of `for I in ti.grouped(x)`)."""
+    """A vector or matrix in a kernel: its elements, row-major, each a Python number or a scalar
+    `Expr` (an lvalue when it is a field, ndarray or variable element). Arithmetic on it works
+    element by element in the frontend; `shape` is `(n,)` or `(n, m)`."""
 
     elements: list[Any]
+    shape: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.shape:
+            self.shape = (len(self.elements),)
+        assert len(self.elements) == _product(self.shape), (self.shape, len(self.elements))
 
     def __len__(self) -> int:
-        return len(self.elements)
+        return self.shape[0]
+
+    @property
+    def is_matrix(self) -> bool:
+        return len(self.shape) == 2
+
+    def __iter__(self):  # noqa: ANN204 - elements of a vector, rows of a matrix
+        if self.is_matrix:
+            return iter(ExprVector(self.row(i)) for i in range(self.shape[0]))
+        return iter(self.elements)
+
+    def row(self, i: int) -> list[Any]:
+        m = self.shape[1] if self.is_matrix else 1
+        return self.elements[i * m : (i + 1) * m]
+
+
+@dataclass
+class VectorVar:
+    """A local variable holding a whole vector or matrix: one tensor-typed `alloca`."""
+
+    var: fe.Identifier
+    shape: tuple[int, ...]
+
+
+def _product(shape: tuple[int, ...]) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 @dataclass
@@ -27,6 +63,7 @@ class NdarrayArg:
     dtype: PrimitiveType
     ndim: int
     name: str
+    element_shape: tuple[int, ...] = ()  # vector/matrix elements: extra, trailing array axes
 
     def shape_exprs(self) -> tuple[fe.Expr, ...]:
         from tistudio.ir.types import i32

@@ -14,7 +14,7 @@ from typing import ClassVar
 from tistudio.ir.ops import AtomicOpType, BinaryOpType, TernaryOpType, UnaryOpType
 from tistudio.ir.snode import SNode
 from tistudio.ir.stmt import Block, SourceLoc, Stmt
-from tistudio.ir.types import PrimitiveType
+from tistudio.ir.types import PrimitiveType, TensorType
 
 
 def _block() -> Block:
@@ -40,7 +40,7 @@ class Identifier:
     """A frontend variable; printed `@tmpN`. Its type is fixed at its first assignment."""
 
     id: int
-    dtype: PrimitiveType
+    dtype: PrimitiveType | TensorType
     name: str = ""
 
     def __str__(self) -> str:
@@ -194,7 +194,49 @@ class AtomicOpExpr(Expr):
         return f"atomic_{self.op.value}({self.dest}, {self.val})"
 
 
-LVALUE_EXPRS = (IdExpr, FieldIndexExpr, ExternalIndexExpr)
+@dataclass(eq=False)
+class MatrixExpr(Expr):
+    """A vector or matrix value built from scalar expressions (row-major); `dtype` is a
+    `TensorType`. Only ever stored into a tensor variable; `scalarize` takes it apart."""
+
+    elements: list[Expr]
+
+    def children(self) -> list[Expr]:
+        return list(self.elements)
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(map(str, self.elements)) + "]"
+
+
+@dataclass(eq=False)
+class GetElementExpr(Expr):
+    """Element `index` (flat, row-major) of the tensor-valued expression `src`."""
+
+    src: Expr
+    index: int
+
+    def children(self) -> list[Expr]:
+        return [self.src]
+
+    def __str__(self) -> str:
+        return f"{self.src}[{self.index}]"
+
+
+@dataclass(eq=False)
+class MatrixPtrExpr(Expr):
+    """Element `offset` (flat, maybe computed at run time) of a tensor variable: an lvalue."""
+
+    var: IdExpr
+    offset: Expr
+
+    def children(self) -> list[Expr]:
+        return [self.var, self.offset]
+
+    def __str__(self) -> str:
+        return f"{self.var}[{self.offset}]"
+
+
+LVALUE_EXPRS = (IdExpr, FieldIndexExpr, ExternalIndexExpr, MatrixPtrExpr)
 
 
 # --- statements ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ keep the left operand's type; comparisons give `u1`.
 from __future__ import annotations
 
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
-from tistudio.ir.types import PrimitiveType, u1
+from tistudio.ir.types import PrimitiveType, TensorType, u1
 
 _FLOAT_RESULT_OPS = {BinaryOpType.truediv, BinaryOpType.atan2}
 _INT_ONLY_OPS = {
@@ -46,8 +46,15 @@ class OperandTypeError(TypeError):
     """An operator applied to a type it does not take; the frontend adds the user's line."""
 
 
+def _element(t: PrimitiveType | TensorType) -> PrimitiveType:
+    return t.element if isinstance(t, TensorType) else t
+
+
 def promote(a: PrimitiveType, b: PrimitiveType) -> PrimitiveType:
-    """The common type of `a` and `b` (Taichi's `promoted_type`)."""
+    """The common type of `a` and `b` (Taichi's `promoted_type`); element-wise for tensors."""
+    lifted = _elementwise(promote, a, b)
+    if lifted is not None:
+        return lifted
     if a == b:
         return a
     if a.is_float or b.is_float:
@@ -59,10 +66,27 @@ def promote(a: PrimitiveType, b: PrimitiveType) -> PrimitiveType:
     return a if a.is_unsigned else b
 
 
+def _elementwise(fn, a, b=None):  # noqa: ANN001, ANN202 - lifts a scalar rule to tensors
+    """Apply a scalar typing rule to the elements of tensor types (of one shape)."""
+    tensors = [t for t in (a, b) if isinstance(t, TensorType)]
+    if not tensors:
+        return None
+    shape = tensors[0].shape
+    if any(t.shape != shape for t in tensors):
+        raise OperandTypeError(f"shapes {a} and {b} do not match")
+    ea = a.element if isinstance(a, TensorType) else a
+    eb = b.element if isinstance(b, TensorType) else b
+    return TensorType(shape, fn(ea, eb) if b is not None else fn(ea))
+
+
 def binary_result_type(
     op: BinaryOpType, a: PrimitiveType, b: PrimitiveType, default_fp: PrimitiveType
 ) -> PrimitiveType:
-    """Type of `a op b`; raises `OperandTypeError` for e.g. bit operations on floats."""
+    """Type of `a op b`; raises `OperandTypeError` for e.g. bit operations on floats.
+    Tensor operands (of one shape) give a tensor of the element-wise result type."""
+    lifted = _elementwise(lambda x, y: binary_result_type(op, x, y, default_fp), a, b)
+    if lifted is not None:
+        return lifted
     if op in _INT_ONLY_OPS and (a.is_float or b.is_float):
         raise OperandTypeError(
             f"unsupported operand type(s) for '{_SYMBOL.get(op, op.value)}': '{a}' and '{b}'"
@@ -83,6 +107,9 @@ def operand_type(
     op: BinaryOpType, a: PrimitiveType, b: PrimitiveType, result: PrimitiveType
 ) -> PrimitiveType:
     """The type both operands are cast to before the operation runs."""
+    lifted = _elementwise(lambda x, y: operand_type(op, x, y, _element(result)), a, b)
+    if lifted is not None:
+        return lifted
     if op.is_comparison:
         return promote(a, b)
     if op in (BinaryOpType.logical_and, BinaryOpType.logical_or):
@@ -94,6 +121,9 @@ def unary_result_type(
     op: UnaryOpType, a: PrimitiveType, default_fp: PrimitiveType
 ) -> PrimitiveType:
     """Type of `op a` for non-cast unary operators."""
+    lifted = _elementwise(lambda x: unary_result_type(op, x, default_fp), a)
+    if lifted is not None:
+        return lifted
     if op in _FLOAT_ONLY_UNARY and not a.is_float:
         raise OperandTypeError(f"'{op.value}' takes real inputs only, however '{a}' is provided.")
     if op in _INT_ONLY_UNARY and a.is_float:

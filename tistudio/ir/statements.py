@@ -88,6 +88,42 @@ class LoopIndex(Stmt):
     syntax: ClassVar = "loop {loop} index {index}"
 
 
+# --- small vectors and matrices (removed by `scalarize`) ----------------------------------
+
+
+@dataclass(eq=False)
+class MatrixInit(Stmt):
+    """A tensor value built from scalars, row-major: `[$1, $2, $3]`."""
+
+    values: list[Stmt] = field(default_factory=list)
+
+    operand_fields: ClassVar = ("values",)
+    syntax: ClassVar = "[{values}]"
+
+
+@dataclass(eq=False)
+class GetElement(Stmt):
+    """Element `index` (row-major, flat) of the tensor value `src`."""
+
+    src: Stmt
+    index: int
+
+    operand_fields: ClassVar = ("src",)
+    syntax: ClassVar = "get element {src}[{index}]"
+
+
+@dataclass(eq=False)
+class MatrixPtr(Stmt):
+    """Address of element `offset` (flat, may be computed at run time) of the tensor variable
+    `origin` (Taichi's "shift ptr")."""
+
+    origin: Stmt
+    offset: Stmt
+
+    operand_fields: ClassVar = ("origin", "offset")
+    syntax: ClassVar = "shift ptr [{origin} + {offset}]"
+
+
 # --- local variables ----------------------------------------------------------------------
 
 
@@ -369,6 +405,9 @@ class Offloaded(Stmt):
 
 
 ALL_STATEMENTS: tuple[type[Stmt], ...] = (
+    MatrixInit,
+    GetElement,
+    MatrixPtr,
     Const,
     ArgLoad,
     UnaryOp,

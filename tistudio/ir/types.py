@@ -56,13 +56,38 @@ class PrimitiveType:
 class PointerType:
     """Address of a value of type `pointee`; `*gen` is an opaque pointer into SNode memory."""
 
-    pointee: PrimitiveType | OpaqueType
+    pointee: PrimitiveType | OpaqueType | TensorType
 
     def __str__(self) -> str:
         return f"*{self.pointee}"
 
     def __repr__(self) -> str:
         return str(self)
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """A small vector or matrix of one primitive type, as a single value (`[Tensor (3) f32]`).
+
+    Tensor values exist between the frontend and the `scalarize` pass, which splits every one of
+    them into its scalar elements, so back ends only ever see scalars.
+    """
+
+    shape: tuple[int, ...]
+    element: PrimitiveType
+
+    def __str__(self) -> str:
+        return f"[Tensor ({', '.join(map(str, self.shape))}) {self.element}]"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    @property
+    def num_elements(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
 
 
 @dataclass(frozen=True)
@@ -89,18 +114,26 @@ f32 = PrimitiveType("f32", 32, "float")
 f64 = PrimitiveType("f64", 64, "float")
 gen = OpaqueType()
 
-DataType = PrimitiveType | PointerType | OpaqueType
+DataType = PrimitiveType | PointerType | OpaqueType | TensorType
 
 PRIMITIVE_TYPES = (i8, i16, i32, i64, u1, u8, u16, u32, u64, f16, f32, f64)
 TYPES_BY_NAME: dict[str, PrimitiveType] = {t.name: t for t in PRIMITIVE_TYPES}
 
 
 def parse_type(text: str) -> DataType:
-    """Inverse of `str(type)`: `f32`, `*f32`, `*gen`."""
+    """Inverse of `str(type)`: `f32`, `*f32`, `*gen`, `[Tensor (2, 3) f32]`."""
     if text.startswith("*"):
-        inner = text[1:]
-        return PointerType(gen if inner == "gen" else TYPES_BY_NAME[inner])
+        inner = parse_type(text[1:]) if text[1:] != "gen" else gen
+        return PointerType(inner)  # type: ignore[arg-type]
+    if text.startswith("[Tensor ("):
+        dims, element = text[len("[Tensor (") : -1].split(") ")
+        return TensorType(tuple(int(d) for d in dims.split(", ")), TYPES_BY_NAME[element])
     return TYPES_BY_NAME[text]
+
+
+def element_type(t: DataType) -> DataType:
+    """The scalar type inside a tensor type (a scalar type is its own element type)."""
+    return t.element if isinstance(t, TensorType) else t
 
 
 def signed_of(t: PrimitiveType) -> PrimitiveType:

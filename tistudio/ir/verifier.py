@@ -15,12 +15,14 @@ from tistudio.ir.statements import (
     BinaryOp,
     Break,
     Continue,
+    GetElement,
     GlobalLoad,
     GlobalStore,
     If,
     LocalLoad,
     LocalStore,
     LoopIndex,
+    MatrixInit,
     Offloaded,
     RangeFor,
     StructFor,
@@ -29,7 +31,7 @@ from tistudio.ir.statements import (
     While,
 )
 from tistudio.ir.stmt import Block, Kernel, Stmt
-from tistudio.ir.types import PointerType, PrimitiveType, u1
+from tistudio.ir.types import PointerType, PrimitiveType, TensorType, u1
 
 
 class InternalCompilerError(AssertionError):
@@ -94,7 +96,9 @@ class _Verifier:
     def types_BinaryOp(self, stmt: BinaryOp) -> None:
         if stmt.lhs.ret_type != stmt.rhs.ret_type and not stmt.op.is_shift:
             self.fail(stmt, f"operand types differ: {stmt.lhs.ret_type} vs {stmt.rhs.ret_type}")
-        want = u1 if stmt.op.is_comparison else stmt.lhs.ret_type
+        want = stmt.lhs.ret_type
+        if stmt.op.is_comparison:
+            want = TensorType(want.shape, u1) if isinstance(want, TensorType) else u1
         logical = stmt.op in (BinaryOpType.logical_and, BinaryOpType.logical_or)
         if not logical and stmt.ret_type != want:
             self.fail(stmt, f"result type {stmt.ret_type}, expected {want}")
@@ -124,13 +128,27 @@ class _Verifier:
     def types_AtomicOp(self, stmt: AtomicOp) -> None:
         self.pointer_matches(stmt, stmt.dest, stmt.val.ret_type)
 
+    def types_GetElement(self, stmt: GetElement) -> None:
+        src = stmt.src.ret_type
+        if not isinstance(src, TensorType) or not 0 <= stmt.index < src.num_elements:
+            self.fail(stmt, f"get element [{stmt.index}] of a {src}")
+        elif stmt.ret_type != src.element:
+            self.fail(stmt, f"element of {src} typed {stmt.ret_type}")
+
+    def types_MatrixInit(self, stmt: MatrixInit) -> None:
+        t = stmt.ret_type
+        if not isinstance(t, TensorType) or t.num_elements != len(stmt.values):
+            self.fail(stmt, f"{len(stmt.values)} values do not make a {t}")
+        elif any(v.ret_type != t.element for v in stmt.values):
+            self.fail(stmt, f"every element of a {t} must be a {t.element}")
+
     def types_If(self, stmt: If) -> None:
         if stmt.cond.ret_type != u1:
             self.fail(stmt, f"if condition has type {stmt.cond.ret_type}, expected u1")
 
     def pointer_matches(self, stmt: Stmt, ptr: Stmt, value_type: object) -> None:
         t = ptr.ret_type
-        if not isinstance(t, PointerType) or not isinstance(t.pointee, PrimitiveType):
+        if not isinstance(t, PointerType) or not isinstance(t.pointee, (PrimitiveType, TensorType)):
             self.fail(stmt, f"address operand has type {t}, not a pointer to a value")
         elif t.pointee != value_type:
             self.fail(stmt, f"value type {value_type} does not match pointer {t}")

@@ -65,6 +65,8 @@ class CacheEntry:
     last_use: float = field(default_factory=time.time)
     runtime_positions: tuple[int, ...] = ()
     arch: str = "cpu"
+    flat_args: bool = True  # no vector/matrix parameters to flatten
+    ret_layout: list[tuple[tuple[int, ...], Any]] | None = None  # set when a vector is returned
 
     def info(self) -> dict[str, Any]:
         return {
@@ -87,7 +89,14 @@ def _spec_of(name: str, annotation: Any, kernel_name: str) -> ParamSpec:
     if isinstance(annotation, Template) or annotation is Template:
         return ParamSpec(name, "template")
     if isinstance(annotation, NdarrayType):
-        return ParamSpec(name, "ndarray", annotation.dtype, annotation.ndim or 0)
+        dtype = annotation.dtype
+        if hasattr(dtype, "_ti_matrix_type"):  # an ndarray of vectors or matrices
+            shape, elem = dtype._ti_matrix_type
+            return ParamSpec(name, "ndarray", to_dtype(elem or float), annotation.ndim or 0, shape)
+        return ParamSpec(name, "ndarray", dtype, annotation.ndim or 0)
+    if hasattr(annotation, "_ti_matrix_type"):  # ti.math.vec3, ti.types.matrix(2, 2, f32)
+        shape, elem = annotation._ti_matrix_type
+        return ParamSpec(name, "matrix", to_dtype(elem or float), element_shape=shape)
     try:
         return ParamSpec(name, "scalar", to_dtype(annotation))
     except TypeError:
@@ -136,12 +145,25 @@ class Kernel:
         ]
 
     def _ret_types(self) -> list[PrimitiveType]:
+        """The kernel's return values as scalars (a vector returns its elements)."""
+        types: list[PrimitiveType] = []
+        for shape, dtype in self._ret_layout():
+            types.extend([dtype] * int(np.prod(shape, dtype=int)))
+        return types
+
+    def _ret_layout(self) -> list[tuple[tuple[int, ...], PrimitiveType]]:
+        """(shape, dtype) of each declared return value; scalars have shape ()."""
         ret = resolve_annotation(self.fn, self._ret_annotation)
         if ret is None or ret is inspect.Signature.empty:
             return []
-        if isinstance(ret, (tuple, list)):
-            return [to_dtype(r) for r in ret]
-        return [to_dtype(ret)]
+        layout = []
+        for r in ret if isinstance(ret, (tuple, list)) else (ret,):
+            if hasattr(r, "_ti_matrix_type"):
+                shape, elem = r._ti_matrix_type
+                layout.append((tuple(shape), to_dtype(elem or float)))
+            else:
+                layout.append(((), to_dtype(r)))
+        return layout
 
     def _key(self, args: tuple, specs: list[ParamSpec]) -> tuple:
         key = []
@@ -177,12 +199,17 @@ class Kernel:
         else:
             entry.hits += 1
         entry.last_use = time.time()
-        runtime_args = [_runtime_arg(args[i], specs[i]) for i in entry.runtime_positions]
+        if entry.flat_args:
+            runtime_args = [_runtime_arg(args[i], specs[i]) for i in entry.runtime_positions]
+        else:
+            runtime_args = _flatten_args(args, specs, entry.runtime_positions)
         returned = entry.instance.launch(runtime_args, program.root_addresses)
         if bus.wants("launched") or bus.wants("field_written"):
             _publish_launch(self, entry)
         if not returned:
             return None
+        if entry.ret_layout is not None:
+            return _pack_returns(returned, entry.ret_layout)
         return returned[0] if len(returned) == 1 else returned
 
     def _reset_for(self, program: Any) -> None:
@@ -200,6 +227,7 @@ class Kernel:
         result = self._compile(name, args, specs, program, record=program.config.record_passes)
         compile_ms = (time.perf_counter() - start) * 1e3
         positions = tuple(i for i, s in enumerate(specs) if s.kind != "template")
+        layout = self._ret_layout()
         entry = CacheEntry(
             key,
             _signature_text(self._names, specs, args),
@@ -208,6 +236,8 @@ class Kernel:
             compile_ms,
             result,
             runtime_positions=positions,
+            flat_args=all(s.kind != "matrix" for s in specs),
+            ret_layout=layout if any(shape for shape, _ in layout) else None,
             arch=program.config.arch,
         )
         self._cache[key] = entry
@@ -231,7 +261,15 @@ class Kernel:
             for s, a in zip(specs, args)
             if s.kind == "ndarray"
         }
-        ndarrays = {name: (to_dtype(a.dtype), a.ndim) for name, a in arrays.items()}
+        ndarrays = {}
+        for spec in specs:
+            if spec.kind == "ndarray":
+                arr = arrays[spec.name]
+                ndarrays[spec.name] = (
+                    to_dtype(arr.dtype),
+                    arr.ndim - len(spec.element_shape),
+                    spec.element_shape,
+                )
         start = time.perf_counter()
         ir = build_frontend_ir(
             self.fn,
@@ -312,12 +350,19 @@ def _template_key(arg: Any) -> Any:
 
 
 def _as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
+    arg = getattr(arg, "_ti_numpy_storage", arg)  # a ti.ndarray container
     if not isinstance(arg, np.ndarray):
         raise TypeError(
             f"kernel '{kernel_name}': argument '{spec.name}' must be a NumPy array "
             f"(ti.types.ndarray), got {type(arg).__name__}"
         )
-    if spec.ndim and arg.ndim != spec.ndim:
+    element_shape = spec.element_shape
+    if element_shape and tuple(arg.shape[arg.ndim - len(element_shape) :]) != element_shape:
+        raise ValueError(
+            f"kernel '{kernel_name}': argument '{spec.name}' must end with axes "
+            f"{element_shape} (its vector/matrix elements), got shape {arg.shape}"
+        )
+    if spec.ndim and arg.ndim - len(element_shape) != spec.ndim:
         raise ValueError(
             f"kernel '{kernel_name}': argument '{spec.name}' must have "
             f"{spec.ndim} dimension(s), got {arg.ndim}"
@@ -330,7 +375,43 @@ def _as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
     return arg
 
 
+def _flatten_args(args: tuple, specs: list[ParamSpec], positions: tuple[int, ...]) -> list[Any]:
+    """Runtime arguments with every vector/matrix argument spread into its elements."""
+    out: list[Any] = []
+    for i in positions:
+        spec, arg = specs[i], args[i]
+        if spec.kind == "matrix":
+            values = np.asarray(arg.to_numpy() if hasattr(arg, "to_numpy") else arg)
+            if values.shape != spec.element_shape:
+                raise ValueError(
+                    f"argument '{spec.name}' must have shape {spec.element_shape}, "
+                    f"got {values.shape}"
+                )
+            out.extend(v.item() for v in values.reshape(-1))
+        else:
+            out.append(_runtime_arg(arg, spec))
+    return out
+
+
+def _pack_returns(values: tuple, layout: list[tuple[tuple[int, ...], Any]]) -> Any:
+    from tistudio.lang.matrix import Matrix
+
+    out: list[Any] = []
+    pos = 0
+    for shape, dtype in layout:
+        count = int(np.prod(shape, dtype=int))
+        if shape:
+            data = np.array(values[pos : pos + count], dtype=dtype.numpy_name).reshape(shape)
+            out.append(Matrix(data))
+        else:
+            out.append(values[pos])
+        pos += count
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def _runtime_arg(arg: Any, spec: ParamSpec) -> Any:
+    if spec.kind == "ndarray":
+        arg = getattr(arg, "_ti_numpy_storage", arg)
     if spec.kind == "ndarray" and not arg.flags.c_contiguous:
         raise ValueError(
             f"argument '{spec.name}': non-contiguous arrays are not supported yet; "

@@ -51,7 +51,10 @@ class SNodeBuilder:
         parent = self.ptr
         self._check_open(parent, program)
         for f in fields:
-            f._attach(parent.place(f.dtype, program.new_snode_id(), f._name))
+            for component in getattr(f, "components", [f]):  # a vector field places each one
+                component._attach(
+                    parent.place(component.dtype, program.new_snode_id(), component._name)
+                )
         return self
 
     def pointer(self, *args: Any, **kwargs: Any) -> SNodeBuilder:

@@ -44,7 +44,7 @@ def template() -> Template:
 class NdarrayType:
     """`ti.types.ndarray(dtype=..., ndim=...)`: a NumPy array passed by reference."""
 
-    dtype: PrimitiveType | None = None
+    dtype: Any = None  # a PrimitiveType, a vector/matrix type, or None for "any"
     ndim: int | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> NdarrayType:
@@ -52,7 +52,9 @@ class NdarrayType:
 
 
 def ndarray(dtype: Any = None, ndim: int | None = None, **_: Any) -> NdarrayType:
-    return NdarrayType(to_dtype(dtype) if dtype is not None else None, ndim)
+    if dtype is not None and not hasattr(dtype, "_ti_matrix_type"):
+        dtype = to_dtype(dtype)
+    return NdarrayType(dtype, ndim)
 
 
 _NUMPY_TO_TI = {np.dtype(t.numpy_name): t for t in PRIMITIVE_TYPES if t.kind != "bool"}
@@ -80,10 +82,22 @@ def numpy_dtype(dtype: PrimitiveType) -> np.dtype:
 
 
 class _TypesNamespace:
-    """`ti.types`: `ti.types.ndarray`, `ti.types.template`, and the primitive type names."""
+    """`ti.types`: `ndarray`, `template`, `vector`, `matrix`, and the primitive type names."""
 
     ndarray = staticmethod(ndarray)
     template = Template
+
+    @staticmethod
+    def vector(n: int, dtype: Any = None) -> Any:
+        from tistudio.lang.matrix import vector
+
+        return vector(n, dtype)
+
+    @staticmethod
+    def matrix(n: int, m: int, dtype: Any = None) -> Any:
+        from tistudio.lang.matrix import matrix
+
+        return matrix(n, m, dtype)
 
     def __getattr__(self, name: str) -> Any:
         from tistudio.ir.types import TYPES_BY_NAME

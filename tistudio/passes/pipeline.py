@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from tistudio.events import bus
-from tistudio.ir.printer import print_ir
+from tistudio.ir.printer import print_ir_with_lines
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.verifier import InternalCompilerError, verify
 from tistudio.passes import (
@@ -30,6 +30,7 @@ from tistudio.passes import (
     lower_ast,
     make_thread_local,
     offload,
+    scalarize,
     store_forwarding,
     type_check,
 )
@@ -49,6 +50,7 @@ class PassRecord:
     ir_text: str
     stmt_count: int
     changed: bool = True
+    lines: tuple[int | None, ...] = ()  # per line of ir_text: the user's source line, if known
 
 
 def _doc(module: ModuleType) -> str:
@@ -78,9 +80,10 @@ class PassRunner:
     def snapshot(self, name: str, doc: str, ms: float, changed: bool = True) -> None:
         if not (self.record or self.echo):
             return
-        text = print_ir(self.kernel)
+        text, lines = print_ir_with_lines(self.kernel)
         if self.record:
-            record = PassRecord(name, doc, ms, text, self.kernel.stmt_count(), changed)
+            count = self.kernel.stmt_count()
+            record = PassRecord(name, doc, ms, text, count, changed, tuple(lines))
             self.records.append(record)
             if self.publish:
                 bus.publish("pass_ran", kernel_name=self.kernel.name, record=record)
@@ -129,6 +132,7 @@ def compile_to_final_ir(
     runner.snapshot("initial IR", "The frontend IR built from the Python AST.", 0.0)
     runner.run(lower_ast, typed=False)
     runner.run(type_check)
+    runner.run(scalarize)
     runner.simplify("simplify I")
     runner.run(offload)
     runner.simplify("simplify II")

@@ -64,7 +64,8 @@ def _check_store(user: Stmt, ptr: Stmt, field_name: str, ctx: PassContext) -> bo
     assert isinstance(ptr.ret_type, PointerType)
     target = ptr.ret_type.pointee
     value_type = getattr(user, field_name).ret_type
-    if value_type != target and _loses_precision(value_type, target):
+    scalars = isinstance(value_type, PrimitiveType) and isinstance(target, PrimitiveType)
+    if scalars and value_type != target and _loses_precision(value_type, target):
         ctx.warn(f"Assign may lose precision: {target} <- {value_type}", user.loc)
     return _coerce(user, field_name, target)
 

@@ -1,0 +1,339 @@
+"""Vectors and matrices inside kernels.
+
+A vector or matrix value is an `ExprVector`: its elements, row-major, each a scalar expression
+(or a Python number). Arithmetic works element by element in the frontend, as in Taichi, and
+methods (`dot`, `@`, `norm`, `inverse`, swizzles...) expand into scalar expressions too. A local
+variable holding a whole vector is one tensor-typed `alloca` (`VectorVar`), so the IR shows
+`[Tensor (3) f32]` values until the `scalarize` pass splits them into scalars.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.operators import is_runtime
+from tistudio.frontend.values import ExprVector, VectorVar
+from tistudio.ir import frontend as fe
+from tistudio.ir.ops import BinaryOpType, UnaryOpType
+from tistudio.ir.promotion import promote
+from tistudio.ir.types import PrimitiveType, TensorType
+
+SWIZZLE = {c: k for group in ("xyzw", "rgba", "stpq") for k, c in enumerate(group)}
+
+
+class MatrixMixin:
+    """Matrix support of the transformer (see `transformer.Transformer`)."""
+
+    # --- values --------------------------------------------------------------------------
+
+    def elementwise(self, fn: Callable[..., Any], *args: Any, loc: Any) -> ExprVector:
+        """Apply `fn` to matching elements; scalars are broadcast to the vectors' shape."""
+        shapes = {a.shape for a in args if isinstance(a, ExprVector)}
+        if len(shapes) != 1:
+            raise TaichiTypeError(f"vector/matrix shapes differ: {sorted(shapes)}", loc)
+        (shape,) = shapes
+        n = len(next(a for a in args if isinstance(a, ExprVector)).elements)
+        cols = [a.elements if isinstance(a, ExprVector) else [a] * n for a in args]
+        return ExprVector([fn(*row) for row in zip(*cols)], shape)
+
+    def element_type(self, value: ExprVector, loc: Any) -> PrimitiveType:
+        types = [self.ops.const(e, loc).dtype for e in value.elements]
+        common = types[0]
+        for t in types[1:]:
+            common = promote(common, t)
+        return common
+
+    def declare_matrix(
+        self, name: str, value: ExprVector, loc: Any, dtype: PrimitiveType | None = None
+    ) -> VectorVar:
+        dtype = dtype or self.element_type(value, loc)
+        var = fe.Identifier(self.next_var_id(), TensorType(value.shape, dtype), name)
+        self.emit(fe.FrontendAlloca(var, self.matrix_expr(value, dtype, loc), loc=loc))
+        return VectorVar(var, value.shape)
+
+    def matrix_expr(self, value: ExprVector, dtype: PrimitiveType, loc: Any) -> fe.MatrixExpr:
+        elements = [self.ops.cast(e, dtype, loc) for e in value.elements]
+        return fe.MatrixExpr(elements, dtype=TensorType(value.shape, dtype), loc=loc)
+
+    def read_vector_var(self, vv: VectorVar, loc: Any) -> ExprVector:
+        src = fe.IdExpr(vv.var, dtype=vv.var.dtype, loc=loc)
+        elem = vv.var.dtype.element  # type: ignore[union-attr]
+        n = vv.var.dtype.num_elements  # type: ignore[union-attr]
+        return ExprVector(
+            [fe.GetElementExpr(src, k, dtype=elem, loc=loc) for k in range(n)], vv.shape
+        )
+
+    def assign_vector_var(self, vv: VectorVar, value: Any, loc: Any) -> None:
+        if not isinstance(value, ExprVector) or value.shape != vv.shape:
+            raise TaichiTypeError(
+                f"cannot assign {_describe(value)} to a variable holding a {vv.var.dtype}", loc
+            )
+        target = fe.IdExpr(vv.var, dtype=vv.var.dtype, loc=loc)
+        dtype = vv.var.dtype.element  # type: ignore[union-attr]
+        self.emit(fe.FrontendAssign(target, self.matrix_expr(value, dtype, loc), loc=loc))
+
+    def vector_var_element(self, vv: VectorVar, index: Any, loc: Any) -> Any:
+        """`v[i]` / `m[i, j]` on a vector variable: an lvalue, maybe at a run-time index."""
+        keys = list(index) if isinstance(index, tuple) else [index]
+        if len(vv.shape) == 2 and len(keys) == 1:  # m[i] is row i
+            row = [self.vector_var_element(vv, (keys[0], j), loc) for j in range(vv.shape[1])]
+            return ExprVector(row)
+        if len(keys) != len(vv.shape):
+            raise TaichiSyntaxError(f"a {vv.var.dtype} takes {len(vv.shape)} index(es)", loc)
+        offset: Any = keys[0]
+        if len(keys) == 2:
+            offset = self.ops.binary(
+                BinaryOpType.add,
+                self.ops.binary(BinaryOpType.mul, keys[0], vv.shape[1], loc),
+                keys[1],
+                loc,
+            )
+        if not is_runtime(offset):
+            _check_bounds(offset, vv.var.dtype.num_elements, loc)  # type: ignore[union-attr]
+        elem = vv.var.dtype.element  # type: ignore[union-attr]
+        var = fe.IdExpr(vv.var, dtype=vv.var.dtype, loc=loc)
+        return fe.MatrixPtrExpr(var, self.index_expr(offset, loc), dtype=elem, loc=loc)
+
+    def matrix_element(self, value: ExprVector, index: Any, loc: Any) -> Any:
+        """`v[i]` / `m[i, j]` / `m[i]` (a row) with compile-time indices."""
+        keys = list(index) if isinstance(index, tuple) else [index]
+        if any(is_runtime(k) for k in keys):
+            var = self.declare_matrix("", value, loc)
+            return self.vector_var_element(var, index, loc)
+        if value.is_matrix and len(keys) == 1:
+            _check_bounds(keys[0], value.shape[0], loc)
+            return ExprVector(value.row(keys[0]))
+        if len(keys) != len(value.shape):
+            raise TaichiSyntaxError(f"a {value.shape} matrix takes {len(value.shape)} indices", loc)
+        flat = keys[0] if len(keys) == 1 else keys[0] * value.shape[1] + keys[1]
+        _check_bounds(flat, len(value.elements), loc)
+        return value.elements[flat]
+
+    # --- methods and swizzles -------------------------------------------------------------
+
+    def matrix_attribute(self, value: ExprVector, name: str, loc: Any) -> Any:
+        if name in ("n", "m"):
+            return value.shape[0] if name == "n" else (value.shape[1] if value.is_matrix else 1)
+        if name in MATRIX_METHODS:
+            return BoundMatrixMethod(name, value)
+        if name == "T":
+            return transpose(self, value, loc)
+        if set(name) <= SWIZZLE.keys() and not value.is_matrix and 1 <= len(name) <= 4:
+            picked = [self.matrix_element(value, SWIZZLE[c], loc) for c in name]
+            return picked[0] if len(name) == 1 else ExprVector(picked)
+        raise TaichiSyntaxError(f"vectors and matrices have no attribute '{name}'", loc)
+
+    def call_matrix_method(
+        self, method: BoundMatrixMethod, args: list[Any], kwargs: dict[str, Any], loc: Any
+    ) -> Any:
+        return MATRIX_METHODS[method.name](self, method.value, *args, loc=loc, **kwargs)
+
+    def matmul(self, a: Any, b: Any, loc: Any) -> Any:
+        if not (isinstance(a, ExprVector) and isinstance(b, ExprVector)):
+            raise TaichiTypeError("@ needs two vectors or matrices", loc)
+        rows_a = [a.row(i) for i in range(a.shape[0])] if a.is_matrix else [a.elements]
+        if b.is_matrix:
+            cols_b = [
+                [b.elements[i * b.shape[1] + j] for i in range(b.shape[0])]
+                for j in range(b.shape[1])
+            ]
+        else:
+            cols_b = [b.elements]
+        if len(rows_a[0]) != len(cols_b[0]):
+            raise TaichiTypeError(f"cannot multiply shapes {a.shape} and {b.shape}", loc)
+        out = [self.sum_of_products(r, c, loc) for r in rows_a for c in cols_b]
+        if not a.is_matrix:  # vector @ vector is a dot product
+            return out[0]
+        return ExprVector(out, (a.shape[0], b.shape[1]) if b.is_matrix else (a.shape[0],))
+
+    def sum_of_products(self, xs: list[Any], ys: list[Any], loc: Any) -> Any:
+        total: Any = None
+        for x, y in zip(xs, ys):
+            term = self.ops.binary(BinaryOpType.mul, x, y, loc)
+            total = term if total is None else self.ops.binary(BinaryOpType.add, total, term, loc)
+        return total
+
+
+class BoundMatrixMethod:
+    """`v.norm` before it is called."""
+
+    def __init__(self, name: str, value: ExprVector) -> None:
+        self.name, self.value = name, value
+
+
+def _check_bounds(index: Any, n: int, loc: Any) -> None:
+    if not isinstance(index, int) or not 0 <= index < n:
+        raise TaichiSyntaxError(f"index {index} is out of range for {n} element(s)", loc)
+
+
+def _describe(value: Any) -> str:
+    return f"a {value.shape} vector" if isinstance(value, ExprVector) else type(value).__name__
+
+
+def _b(t: Any, op: BinaryOpType, a: Any, b: Any, loc: Any) -> Any:
+    return t.ops.binary(op, a, b, loc)
+
+
+def _reduce(t: Any, op: BinaryOpType, v: ExprVector, loc: Any) -> Any:
+    value = v.elements[0]
+    for e in v.elements[1:]:
+        value = _b(t, op, value, e, loc)
+    return value
+
+
+def dot(t: Any, v: ExprVector, other: ExprVector, loc: Any) -> Any:
+    if not isinstance(other, ExprVector) or other.shape != v.shape:
+        raise TaichiTypeError("dot() needs two vectors of one shape", loc)
+    return t.sum_of_products(v.elements, other.elements, loc)
+
+
+def norm_sqr(t: Any, v: ExprVector, loc: Any) -> Any:
+    return dot(t, v, v, loc)
+
+
+def norm(t: Any, v: ExprVector, eps: Any = 0, loc: Any = None) -> Any:
+    squared = norm_sqr(t, v, loc)
+    if not (isinstance(eps, (int, float)) and eps == 0):
+        squared = _b(t, BinaryOpType.add, squared, eps, loc)
+    return t.ops.unary(UnaryOpType.sqrt, squared, loc) if is_runtime(squared) else squared**0.5
+
+
+def normalized(t: Any, v: ExprVector, eps: Any = 0, loc: Any = None) -> ExprVector:
+    inv = _b(t, BinaryOpType.truediv, 1.0, norm(t, v, eps, loc), loc)
+    return t.elementwise(lambda e: _b(t, BinaryOpType.mul, e, inv, loc), v, loc=loc)
+
+
+def cross(t: Any, v: ExprVector, w: ExprVector, loc: Any) -> Any:
+    a, b = v.elements, w.elements
+    if v.shape == w.shape == (2,):
+        return _b(
+            t,
+            BinaryOpType.sub,
+            _b(t, BinaryOpType.mul, a[0], b[1], loc),
+            _b(t, BinaryOpType.mul, a[1], b[0], loc),
+            loc,
+        )
+    if not v.shape == w.shape == (3,):
+        raise TaichiTypeError("cross() needs two 2D or two 3D vectors", loc)
+
+    def term(i: int, j: int) -> Any:
+        return _b(
+            t,
+            BinaryOpType.sub,
+            _b(t, BinaryOpType.mul, a[i], b[j], loc),
+            _b(t, BinaryOpType.mul, a[j], b[i], loc),
+            loc,
+        )
+
+    return ExprVector([term(1, 2), term(2, 0), term(0, 1)])
+
+
+def outer_product(t: Any, v: ExprVector, w: ExprVector, loc: Any) -> ExprVector:
+    out = [_b(t, BinaryOpType.mul, x, y, loc) for x in v.elements for y in w.elements]
+    return ExprVector(out, (len(v.elements), len(w.elements)))
+
+
+def transpose(t: Any, v: ExprVector, loc: Any = None) -> ExprVector:
+    if not v.is_matrix:
+        return ExprVector(list(v.elements), (1, len(v.elements)))
+    n, m = v.shape
+    return ExprVector([v.elements[i * m + j] for j in range(m) for i in range(n)], (m, n))
+
+
+def _square(v: ExprVector, loc: Any) -> int:
+    if not v.is_matrix or v.shape[0] != v.shape[1]:
+        raise TaichiTypeError(f"a square matrix is needed, got shape {v.shape}", loc)
+    return v.shape[0]
+
+
+def _det(t: Any, rows: list[list[Any]], loc: Any) -> Any:
+    """Cofactor expansion along the first row (matrices up to 4x4)."""
+    if len(rows) == 1:
+        return rows[0][0]
+    total: Any = None
+    for j, a in enumerate(rows[0]):
+        minor = [r[:j] + r[j + 1 :] for r in rows[1:]]
+        term = _b(t, BinaryOpType.mul, a, _det(t, minor, loc), loc)
+        if total is None:
+            total = term
+        else:
+            total = _b(t, BinaryOpType.sub if j % 2 else BinaryOpType.add, total, term, loc)
+    return total
+
+
+def determinant(t: Any, v: ExprVector, loc: Any = None) -> Any:
+    n = _square(v, loc)
+    if n > 4:
+        raise TaichiTypeError("determinant() supports matrices up to 4x4", loc)
+    return _det(t, [v.row(i) for i in range(n)], loc)
+
+
+def inverse(t: Any, v: ExprVector, loc: Any = None) -> ExprVector:
+    n = _square(v, loc)
+    if n > 4:
+        raise TaichiTypeError("inverse() supports matrices up to 4x4", loc)
+    rows = [v.row(i) for i in range(n)]
+    inv_det = _b(t, BinaryOpType.truediv, 1.0, _det(t, rows, loc), loc)
+    out = []
+    for i in range(n):
+        for j in range(n):  # adjugate: cofactor of (j, i)
+            minor = [r[:i] + r[i + 1 :] for k, r in enumerate(rows) if k != j]
+            cof = _det(t, minor, loc) if n > 1 else 1.0
+            if (i + j) % 2:
+                cof = t.ops.unary(UnaryOpType.neg, cof, loc) if is_runtime(cof) else -cof
+            out.append(_b(t, BinaryOpType.mul, cof, inv_det, loc))
+    return ExprVector(out, (n, n))
+
+
+def trace(t: Any, v: ExprVector, loc: Any = None) -> Any:
+    n = _square(v, loc)
+    return _reduce(t, BinaryOpType.add, ExprVector([v.elements[i * n + i] for i in range(n)]), loc)
+
+
+def vsum(t: Any, v: ExprVector, loc: Any = None) -> Any:
+    return _reduce(t, BinaryOpType.add, v, loc)
+
+
+def vmax(t: Any, v: ExprVector, loc: Any = None) -> Any:
+    return _reduce(t, BinaryOpType.max, v, loc)
+
+
+def vmin(t: Any, v: ExprVector, loc: Any = None) -> Any:
+    return _reduce(t, BinaryOpType.min, v, loc)
+
+
+def cast(t: Any, v: ExprVector, dtype: Any, loc: Any = None) -> ExprVector:
+    target = t.resolve_dtype(dtype, loc)
+    return t.elementwise(lambda e: t.ops.cast(e, target, loc), v, loc=loc)
+
+
+def any_(t: Any, v: ExprVector, loc: Any = None) -> Any:
+    truths = ExprVector([t.ops.truth(e, loc) for e in v.elements], v.shape)
+    return _reduce(t, BinaryOpType.bit_or, truths, loc)
+
+
+def all_(t: Any, v: ExprVector, loc: Any = None) -> Any:
+    truths = ExprVector([t.ops.truth(e, loc) for e in v.elements], v.shape)
+    return _reduce(t, BinaryOpType.bit_and, truths, loc)
+
+
+MATRIX_METHODS: dict[str, Callable[..., Any]] = {
+    "dot": dot,
+    "norm": norm,
+    "norm_sqr": norm_sqr,
+    "normalized": normalized,
+    "cross": cross,
+    "outer_product": outer_product,
+    "transpose": transpose,
+    "determinant": determinant,
+    "inverse": inverse,
+    "trace": trace,
+    "sum": vsum,
+    "max": vmax,
+    "min": vmin,
+    "cast": cast,
+    "any": any_,
+    "all": all_,
+}

@@ -1,0 +1,283 @@
+"""`ti.Vector`, `ti.Matrix` and vector/matrix types (`ti.types.vector`, `ti.math.vec3`).
+
+In Python scope a `Matrix` is a small NumPy-backed value with Taichi's methods. Inside a kernel
+the same names build vectors in the frontend (`tistudio.frontend.matrix`): `ti.Vector([a, b])`
+is compiled, and a `Matrix` captured from Python becomes a vector of constants.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tistudio.frontend.matrix import SWIZZLE
+
+
+class Matrix:
+    """A vector (`shape == (n,)`) or matrix (`(n, m)`) value in Python scope."""
+
+    __ti_builtin__ = "Matrix"  # called inside a kernel, the frontend builds a vector value
+
+    def __init__(self, arr: Any, dt: Any = None) -> None:
+        data = np.array(arr.to_numpy() if isinstance(arr, Matrix) else arr)
+        if data.ndim not in (1, 2):
+            raise ValueError(f"ti.Matrix needs a 1D or 2D list, got shape {data.shape}")
+        if dt is not None:
+            from tistudio.lang.types import numpy_dtype, to_dtype
+
+            data = data.astype(numpy_dtype(to_dtype(dt)))
+        self._data = data
+
+    # --- the frontend's view: a constant vector -------------------------------------------
+
+    def _ti_matrix_value(self) -> tuple[list[Any], tuple[int, ...]]:
+        return [x.item() for x in self._data.reshape(-1)], tuple(self._data.shape)
+
+    # --- Python-scope API -----------------------------------------------------------------
+
+    @property
+    def n(self) -> int:
+        return self._data.shape[0]
+
+    @property
+    def m(self) -> int:
+        return self._data.shape[1] if self._data.ndim == 2 else 1
+
+    def to_numpy(self) -> np.ndarray:
+        return self._data.copy()
+
+    def to_list(self) -> list[Any]:
+        return self._data.tolist()
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self):  # noqa: ANN204
+        return iter(self._wrap(row) for row in self._data)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._wrap(self._data[key])
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._data[key] = value
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or not set(name) <= SWIZZLE.keys():
+            raise AttributeError(name)
+        picked = [self._data[SWIZZLE[c]] for c in name]
+        return self._wrap(picked[0] if len(picked) == 1 else np.array(picked))
+
+    def __repr__(self) -> str:
+        return repr(self._data.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Matrix) and np.array_equal(self._data, other._data)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @staticmethod
+    def _wrap(value: Any) -> Any:
+        if isinstance(value, np.ndarray):
+            return Matrix(value)
+        return value.item() if isinstance(value, np.generic) else value
+
+    def _binary(self, other: Any, fn: Any) -> Matrix:
+        rhs = other._data if isinstance(other, Matrix) else other
+        return Matrix(fn(self._data, rhs))
+
+    def __add__(self, o: Any) -> Matrix:
+        return self._binary(o, np.add)
+
+    def __radd__(self, o: Any) -> Matrix:
+        return self._binary(o, np.add)
+
+    def __sub__(self, o: Any) -> Matrix:
+        return self._binary(o, np.subtract)
+
+    def __rsub__(self, o: Any) -> Matrix:
+        return self._binary(o, lambda a, b: b - a)
+
+    def __mul__(self, o: Any) -> Matrix:
+        return self._binary(o, np.multiply)
+
+    def __rmul__(self, o: Any) -> Matrix:
+        return self._binary(o, np.multiply)
+
+    def __truediv__(self, o: Any) -> Matrix:
+        return self._binary(o, np.true_divide)
+
+    def __neg__(self) -> Matrix:
+        return Matrix(-self._data)
+
+    def __matmul__(self, o: Matrix) -> Any:
+        return self._wrap(self._data @ o._data)
+
+    def dot(self, o: Matrix) -> Any:
+        return self._wrap(np.dot(self._data, o._data))
+
+    def cross(self, o: Matrix) -> Any:
+        return self._wrap(np.cross(self._data, o._data))
+
+    def norm(self, eps: float = 0) -> float:
+        return float(np.sqrt(np.sum(self._data * self._data) + eps))
+
+    def norm_sqr(self) -> Any:
+        return self._wrap(np.sum(self._data * self._data))
+
+    def normalized(self, eps: float = 0) -> Matrix:
+        return Matrix(self._data / self.norm(eps))
+
+    def outer_product(self, o: Matrix) -> Matrix:
+        return Matrix(np.outer(self._data, o._data))
+
+    def transpose(self) -> Matrix:
+        return Matrix(self._data.T if self._data.ndim == 2 else self._data.reshape(1, -1))
+
+    @property
+    def T(self) -> Matrix:  # noqa: N802 - NumPy's and Taichi's name
+        return self.transpose()
+
+    def determinant(self) -> float:
+        return float(np.linalg.det(self._data))
+
+    def inverse(self) -> Matrix:
+        return Matrix(np.linalg.inv(self._data))
+
+    def trace(self) -> Any:
+        return self._wrap(np.trace(self._data))
+
+    def sum(self) -> Any:
+        return self._wrap(self._data.sum())
+
+    def max(self) -> Any:
+        return self._wrap(self._data.max())
+
+    def min(self) -> Any:
+        return self._wrap(self._data.min())
+
+    def cast(self, dt: Any) -> Matrix:
+        return Matrix(self._data, dt)
+
+    # --- constructors (also usable inside kernels) ----------------------------------------
+
+    @staticmethod
+    def zero(dt: Any, n: int, m: int | None = None) -> Matrix:
+        return Matrix(np.zeros((n,) if m is None else (n, m)), dt)
+
+    @staticmethod
+    def one(dt: Any, n: int, m: int | None = None) -> Matrix:
+        return Matrix(np.ones((n,) if m is None else (n, m)), dt)
+
+    @staticmethod
+    def identity(dt: Any, n: int) -> Matrix:
+        return Matrix(np.eye(n), dt)
+
+    @staticmethod
+    def unit(n: int, i: int, dt: Any = None) -> Matrix:
+        data = np.zeros(n)
+        data[i] = 1
+        return Matrix(data, dt if dt is not None else float)
+
+    @staticmethod
+    def field(n: int, m: int, dtype: Any, shape: Any = None, **kwargs: Any) -> Any:
+        from tistudio.lang.matrix_field import matrix_field
+
+        return matrix_field((n, m), dtype, shape, **kwargs)
+
+    @staticmethod
+    def ndarray(n: int, m: int, dtype: Any, shape: Any) -> Any:
+        from tistudio.lang.matrix_field import matrix_ndarray
+
+        return matrix_ndarray((n, m), dtype, shape)
+
+
+class Vector(Matrix):
+    """`ti.Vector([...])`: a one-dimensional `Matrix`."""
+
+    __ti_builtin__ = "Vector"
+
+    def __init__(self, arr: Any, dt: Any = None) -> None:
+        super().__init__(arr, dt)
+        if self._data.ndim != 1:
+            raise ValueError(f"ti.Vector needs a flat list, got shape {self._data.shape}")
+
+    @staticmethod
+    def zero(dt: Any, n: int, m: int | None = None) -> Matrix:
+        return Matrix(np.zeros(n), dt)
+
+    @staticmethod
+    def field(n: int, dtype: Any, shape: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        from tistudio.lang.matrix_field import matrix_field
+
+        return matrix_field((n,), dtype, shape, **kwargs)
+
+    @staticmethod
+    def ndarray(n: int, dtype: Any, shape: Any) -> Any:  # type: ignore[override]
+        from tistudio.lang.matrix_field import matrix_ndarray
+
+        return matrix_ndarray((n,), dtype, shape)
+
+
+for _cls, _names in ((Matrix, ("zero", "one", "identity", "unit")), (Vector, ("zero",))):
+    for _name in _names:
+        getattr(_cls, _name).__ti_builtin__ = f"{_cls.__name__}.{_name}"
+
+
+@dataclass(frozen=True)
+class MatrixType:
+    """`ti.types.vector(3, ti.f32)`, `ti.types.matrix(2, 2, float)`, `ti.math.vec3`."""
+
+    shape: tuple[int, ...]
+    dtype: Any = None  # a Taichi dtype, or Python int/float for the defaults
+
+    @property
+    def _ti_matrix_type(self) -> tuple[tuple[int, ...], Any]:
+        return self.shape, self.dtype
+
+    @property
+    def n(self) -> int:
+        return self.shape[0]
+
+    @property
+    def m(self) -> int:
+        return self.shape[1] if len(self.shape) == 2 else 1
+
+    def __call__(self, *args: Any) -> Matrix:
+        flat: list[Any] = []
+        for a in args:
+            flat.extend(np.asarray(a.to_numpy() if isinstance(a, Matrix) else a).reshape(-1))
+        size = int(np.prod(self.shape))
+        if len(flat) == 1:
+            flat = flat * size
+        if len(flat) != size:
+            raise ValueError(f"{self} takes {size} values, got {len(flat)}")
+        return Matrix(np.array(flat).reshape(self.shape), self.dtype or float)
+
+    def field(self, shape: Any = None, **kwargs: Any) -> Any:
+        from tistudio.lang.matrix_field import matrix_field
+
+        return matrix_field(self.shape, self.dtype or float, shape, **kwargs)
+
+    def ndarray(self, shape: Any) -> Any:
+        from tistudio.lang.matrix_field import matrix_ndarray
+
+        return matrix_ndarray(self.shape, self.dtype or float, shape)
+
+    def __repr__(self) -> str:
+        kind = "vector" if len(self.shape) == 1 else "matrix"
+        return f"ti.types.{kind}({', '.join(map(str, self.shape))}, {self.dtype})"
+
+
+def vector(n: int, dtype: Any = None) -> MatrixType:
+    return MatrixType((int(n),), dtype)
+
+
+def matrix(n: int, m: int, dtype: Any = None) -> MatrixType:
+    return MatrixType((int(n), int(m)), dtype)
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Number)

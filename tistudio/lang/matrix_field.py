@@ -1,0 +1,132 @@
+"""Vector and matrix fields (`ti.Vector.field`, `ti.math.vec3.field`) and ndarrays of them.
+
+A vector field is one scalar field per component, placed together under one dense SNode, so
+components of an element sit side by side in memory (Taichi's default AOS layout). In a kernel,
+`x[i]` is a vector whose elements are the components' element expressions, so `x[i] = v`,
+`x[i] += v` and `x[i][1]` all work element by element.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from tistudio.frontend.values import ExprVector
+from tistudio.ir import frontend as fe
+from tistudio.ir.snode import SNode
+from tistudio.lang.field import Field
+from tistudio.lang.matrix import Matrix
+from tistudio.lang.types import to_dtype
+
+
+class MatrixField:
+    """A field whose elements are vectors (`n` components) or matrices (`n` x `m`)."""
+
+    def __init__(self, components: list[Field], element_shape: tuple[int, ...], name: str = ""):
+        self.components = components
+        self.element_shape = element_shape
+        self.dtype = components[0].dtype
+        self._name = name
+
+    # --- what the frontend uses --------------------------------------------------------------
+
+    @property
+    def _ti_place_snode(self) -> SNode:
+        return self.components[0]._ti_place_snode
+
+    def _ti_subscript(self, indices: list[fe.Expr], loc: Any) -> ExprVector:
+        return ExprVector(
+            [c._ti_subscript(indices, loc) for c in self.components], self.element_shape
+        )
+
+    # --- properties --------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.components[0].shape
+
+    @property
+    def n(self) -> int:
+        return self.element_shape[0]
+
+    @property
+    def m(self) -> int:
+        return self.element_shape[1] if len(self.element_shape) == 2 else 1
+
+    @property
+    def snode(self) -> SNode:
+        return self._ti_place_snode
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def get_scalar_field(self, *index: int) -> Field:
+        flat = index[0] if len(index) == 1 else index[0] * self.m + index[1]
+        return self.components[flat]
+
+    def __repr__(self) -> str:
+        return f"<ti.Matrix.field {self.dtype}{list(self.shape)} x {list(self.element_shape)}>"
+
+    # --- NumPy ---------------------------------------------------------------------------------
+
+    def to_numpy(self, dtype: Any = None) -> np.ndarray:
+        parts = [c.to_numpy() for c in self.components]
+        out = np.stack(parts, axis=-1).reshape(self.shape + self.element_shape)
+        return out if dtype is None else out.astype(dtype)
+
+    def from_numpy(self, arr: Any) -> None:
+        arr = np.asarray(arr)
+        want = self.shape + self.element_shape
+        if arr.shape != want:
+            raise ValueError(f"from_numpy: array shape {arr.shape} != {want}")
+        flat = arr.reshape(self.shape + (-1,))
+        for k, c in enumerate(self.components):
+            c.from_numpy(flat[..., k])
+
+    def fill(self, value: Any) -> None:
+        values = _element_values(value, len(self.components))
+        for c, v in zip(self.components, values):
+            c.fill(v)
+
+    def __getitem__(self, key: Any) -> Matrix:
+        values = [c[key] for c in self.components]
+        return Matrix(np.array(values).reshape(self.element_shape))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        for c, v in zip(self.components, _element_values(value, len(self.components))):
+            c[key] = v
+
+
+def _element_values(value: Any, count: int) -> list[Any]:
+    if isinstance(value, numbers.Number):
+        return [value] * count
+    data = value.to_numpy() if isinstance(value, Matrix) else np.asarray(value)
+    flat = data.reshape(-1)
+    if flat.size != count:
+        raise ValueError(f"expected {count} values, got {flat.size}")
+    return [x.item() for x in flat]
+
+
+def matrix_field(
+    element_shape: tuple[int, ...], dtype: Any, shape: Any = None, name: str = "", **_: Any
+) -> MatrixField:
+    """`ti.Vector.field(n, dtype, shape)` / `ti.Matrix.field(n, m, dtype, shape)`."""
+    count = int(np.prod(element_shape))
+    components = [Field(to_dtype(dtype), f"{name}[{k}]" if name else "") for k in range(count)]
+    field = MatrixField(components, tuple(element_shape), name)
+    if shape is not None:
+        from tistudio.lang.snode import Axis, root
+
+        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        root.dense(Axis(*range(len(shape))), shape).place(*components)
+    return field
+
+
+def matrix_ndarray(element_shape: tuple[int, ...], dtype: Any, shape: Any) -> Any:
+    """`ti.Vector.ndarray(n, dtype, shape)`: an ndarray whose elements are vectors."""
+    from tistudio.lang.ndarray import Ndarray
+
+    return Ndarray(dtype, shape, element_shape)

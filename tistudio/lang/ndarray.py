@@ -1,0 +1,55 @@
+"""`ti.ndarray(dtype, shape)`: an array container passed to `ti.types.ndarray()` parameters.
+
+On the CPU it wraps a NumPy array that kernels read and write in place; vector and matrix
+element types add trailing axes (`ti.Vector.ndarray(3, ti.f32, 10)` holds a `(10, 3)` array).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from tistudio.lang.types import numpy_dtype, to_dtype
+
+
+class Ndarray:
+    """A device-independent array handle; `to_numpy()` copies out, `from_numpy()` copies in."""
+
+    def __init__(self, dtype: Any, shape: Any, element_shape: tuple[int, ...] = ()) -> None:
+        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        self.dtype = to_dtype(dtype)
+        self.shape = shape
+        self.element_shape = tuple(element_shape)
+        self._ti_numpy_storage = np.zeros(shape + self.element_shape, numpy_dtype(self.dtype))
+
+    def to_numpy(self) -> np.ndarray:
+        return self._ti_numpy_storage.copy()
+
+    def from_numpy(self, arr: Any) -> None:
+        arr = np.asarray(arr)
+        if arr.shape != self._ti_numpy_storage.shape:
+            raise ValueError(f"from_numpy: shape {arr.shape} != {self._ti_numpy_storage.shape}")
+        self._ti_numpy_storage[...] = arr
+
+    def fill(self, value: Any) -> None:
+        self._ti_numpy_storage[...] = value
+
+    def __getitem__(self, key: Any) -> Any:
+        value = self._ti_numpy_storage[key]
+        return value.item() if isinstance(value, np.generic) else value.copy()
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._ti_numpy_storage[key] = value
+
+    def __repr__(self) -> str:
+        return f"<ti.ndarray {self.dtype}{list(self.shape)}>"
+
+
+def ndarray(dtype: Any, shape: Any) -> Ndarray:
+    """`ti.ndarray(ti.f32, (4, 4))`, or with a vector type `ti.ndarray(ti.math.vec3, 8)`."""
+    if hasattr(dtype, "_ti_matrix_type"):
+        element_shape, elem = dtype._ti_matrix_type
+        return Ndarray(elem or float, shape, element_shape)
+    return Ndarray(dtype, shape)
