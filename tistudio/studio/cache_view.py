@@ -1,0 +1,68 @@
+"""The cache view: one row per kernel and template signature, updated live (throttled)."""
+
+from __future__ import annotations
+
+import html
+import pathlib
+from typing import Any
+
+import anywidget
+import traitlets
+
+STATIC = pathlib.Path(__file__).parent / "static"
+
+
+def cache_rows(kernels: list[Any]) -> list[dict]:
+    """Rows of the cache table for these kernels, in the order they were compiled."""
+    rows = []
+    for kernel in kernels:
+        for info in kernel.cache_info():
+            rows.append(
+                {
+                    "kernel": kernel.__name__,
+                    "instance": info["kernel"],
+                    "signature": info["signature"] or "(no arguments)",
+                    "arch": info["arch"],
+                    "compile_ms": round(info["compile_ms"], 2),
+                    "hits": info["hits"],
+                    "misses": info["misses"],
+                    "last_use": info["last_use"],
+                }
+            )
+    return rows
+
+
+class CacheView(anywidget.AnyWidget):
+    """The table of compiled instantiations with compile time, hits, misses and last use."""
+
+    _esm = STATIC / "cache_view.js"
+    _css = STATIC / "studio.css"
+
+    rows = traitlets.List(traitlets.Dict(), []).tag(sync=True)
+    kernel_names = traitlets.List(traitlets.Unicode(), []).tag(sync=True)
+    updates = traitlets.Int(0).tag(sync=True)
+
+    def __init__(self, kernels: list[Any], **kwargs: Any) -> None:
+        super().__init__(kernel_names=[k.__name__ for k in kernels], **kwargs)
+        self.kernels = list(kernels)
+        self.refresh()
+
+    def refresh(self) -> None:
+        with self.hold_sync():
+            self.rows = cache_rows(self.kernels)
+            self.updates += 1
+
+    def static_html(self) -> str:
+        head = "".join(
+            f"<th>{h}</th>" for h in ("kernel", "signature", "arch", "compile ms", "hits", "misses")
+        )
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{html.escape(str(r[k]))}</td>"
+                for k in ("kernel", "signature", "arch", "compile_ms", "hits", "misses")
+            )
+            + "</tr>"
+            for r in self.rows
+        )
+        return f"<table><tr>{head}</tr>{body}</table>"

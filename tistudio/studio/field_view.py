@@ -1,0 +1,241 @@
+"""The field viewer: a live picture of one field (or any NumPy array).
+
+1D fields are drawn as a line, 2D as a heat map with a colour bar, 3D as one slice chosen with a
+slider (the whole volume travels once per frame, so the slider works without the kernel), and
+vector fields as their magnitude with optional arrows. The widget listens to `field_written`
+events and redraws at most `max_fps` times a second.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+import pathlib
+from typing import Any
+
+import anywidget
+import numpy as np
+import traitlets
+
+from tistudio.events import bus
+from tistudio.studio import frames
+from tistudio.studio.throttle import Throttle
+
+STATIC = pathlib.Path(__file__).parent / "static"
+COLORMAPS = ("viridis", "magma", "inferno", "plasma", "cividis", "turbo", "coolwarm", "gray")
+
+
+def colormap_luts(names: tuple[str, ...] = COLORMAPS) -> bytes:
+    """256 RGB entries per colour map, one after another, from matplotlib's tables."""
+    import matplotlib
+
+    ramp = np.linspace(0.0, 1.0, 256)
+    tables = [matplotlib.colormaps[n](ramp)[:, :3] for n in names]
+    return (np.concatenate(tables) * 255 + 0.5).astype(np.uint8).tobytes()
+
+
+def _is_field(source: Any) -> bool:
+    return hasattr(source, "to_numpy") and hasattr(source, "snode")
+
+
+def snode_ids(source: Any) -> set[int]:
+    """Ids of the place SNodes behind a field (one per component of a vector field)."""
+    parts = getattr(source, "components", None) or [source]
+    return {part.snode.id for part in parts}
+
+
+def _values_of(source: Any) -> np.ndarray:
+    return source.to_numpy() if hasattr(source, "to_numpy") else np.asarray(source)
+
+
+def _guess_vector(source: Any, values: np.ndarray) -> bool:
+    """A field whose NumPy form has one more axis than the field itself is a vector field."""
+    shape = getattr(source, "shape", None)
+    return _is_field(source) and shape is not None and values.ndim == len(tuple(shape)) + 1
+
+
+class FieldView(anywidget.AnyWidget):
+    """Live picture of one field. Fed by `field_written` events; knows nothing of the compiler."""
+
+    _esm = STATIC / "field_view.js"
+    _css = STATIC / "studio.css"
+
+    title = traitlets.Unicode("").tag(sync=True)
+    shape = traitlets.List(traitlets.Int(), []).tag(sync=True)
+    encoding = traitlets.Unicode("f32").tag(sync=True)  # "f32" or "u8" (see frames.py)
+    data = traitlets.Bytes(b"").tag(sync=True)
+    vmin = traitlets.Float(0.0).tag(sync=True)
+    vmax = traitlets.Float(0.0).tag(sync=True)
+    mean = traitlets.Float(0.0, allow_none=True).tag(sync=True)
+    nan_count = traitlets.Int(0).tag(sync=True)
+    inf_count = traitlets.Int(0).tag(sync=True)
+    vector = traitlets.Bool(False).tag(sync=True)
+    arrows = traitlets.Bytes(b"").tag(sync=True)
+    arrow_shape = traitlets.List(traitlets.Int(), []).tag(sync=True)
+    show_arrows = traitlets.Bool(True).tag(sync=True)
+    cmap = traitlets.Unicode("viridis").tag(sync=True)
+    cmaps = traitlets.List(traitlets.Unicode(), list(COLORMAPS)).tag(sync=True)
+    luts = traitlets.Bytes(b"").tag(sync=True)
+    slice_axis = traitlets.Int(0).tag(sync=True)
+    slice_index = traitlets.Int(0).tag(sync=True)
+    paused = traitlets.Bool(False).tag(sync=True)
+    frame = traitlets.Int(0).tag(sync=True)  # bumps with every frame sent
+
+    def __init__(
+        self,
+        source: Any,
+        *,
+        title: str | None = None,
+        cmap: str = "viridis",
+        vector: bool | None = None,
+        max_fps: float = 30.0,
+        live: bool = True,
+    ) -> None:
+        if cmap not in COLORMAPS:
+            raise ValueError(f"unknown colour map {cmap!r}; choose one of {', '.join(COLORMAPS)}")
+        if max_fps <= 0:
+            raise ValueError("max_fps must be positive")
+        values = _values_of(source)
+        if vector is None:
+            vector = _guess_vector(source, values)
+        name = getattr(source, "name", "") or ""
+        super().__init__(
+            title=title or name or _describe(values), cmap=cmap, vector=vector, luts=colormap_luts()
+        )
+        self.source = source
+        self._last: dict | None = None
+        self._throttle = Throttle(self._refresh_quietly, 1.0 / max_fps)
+        self._unsubscribe = None
+        if live and _is_field(source):
+            self._snode_ids = snode_ids(source)
+            self._unsubscribe = bus.subscribe("field_written", self._on_written)
+        self.show(values)
+
+    # --- frames ------------------------------------------------------------------------------
+
+    def show(self, array: Any) -> None:
+        """Draw these values now (no throttling)."""
+        frame = frames.encode(np.asarray(array), self.vector)
+        depth = frame["shape"][self.slice_axis] if len(frame["shape"]) == 3 else 0
+        with self.hold_sync():
+            for name, value in frame.items():
+                setattr(self, name, value if not _is_nan(value) else None)
+            if depth and self.slice_index >= depth:
+                self.slice_index = depth // 2
+            self.frame += 1
+        self._last = frame
+
+    def refresh(self) -> None:
+        """Read the source again and draw it now."""
+        self.show(_values_of(self.source))
+
+    def update(self) -> None:
+        """Read the source and draw it, unless a frame went out less than 1/max_fps ago (then
+        the latest values are drawn once that time is up)."""
+        if not self.paused:
+            self._throttle()
+
+    @traitlets.observe("paused")
+    def _resumed(self, change: dict) -> None:
+        if not change["new"]:
+            self.update()
+
+    def _refresh_quietly(self) -> None:
+        try:
+            self.refresh()
+        except Exception as e:  # noqa: BLE001 - a field gone with ti.reset() must not crash
+            self.title = f"{self.title.split(' — ')[0]} — {e}"
+
+    def _on_written(self, event: Any) -> None:
+        if any(s.id in self._snode_ids for s in event.data.get("snodes", ())):
+            self.update()
+
+    def flush(self) -> None:
+        self._throttle.flush()
+
+    def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self._throttle.cancel()
+        super().close()
+
+    # --- pictures ----------------------------------------------------------------------------
+
+    def current_values(self) -> np.ndarray:
+        """The values of the frame on screen (quantised frames at their level centres)."""
+        if self._last is None:
+            raise ValueError("nothing has been drawn yet")
+        return frames.decode(self._last)
+
+    def snapshot(self, path: str | pathlib.Path | None = None) -> pathlib.Path | bytes:
+        """Save the frame on screen as a PNG through matplotlib (returns the path), or return
+        the PNG's bytes when no path is given."""
+        png = render_png(self.current_values(), self.title, self.cmap, self.slice_index)
+        if path is None:
+            return png
+        target = pathlib.Path(path)
+        target.write_bytes(png)
+        return target
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict) and self._last is not None:
+            bundle["text/html"] = self.static_html()
+        return bundle
+
+    def static_html(self) -> str:
+        """What notebook viewers without the widget's JavaScript show."""
+        png = base64.b64encode(self.snapshot()).decode()
+        return (
+            f'<div class="tistudio-static"><img alt="{self.title}" '
+            f'src="data:image/png;base64,{png}" style="max-width:480px"/>'
+            f"<div>{self.title}: {_stats_text(self)}</div></div>"
+        )
+
+
+def render_png(values: np.ndarray, title: str, cmap: str, slice_index: int = 0) -> bytes:
+    """A PNG of `values` (1D line, 2D heat map with colour bar, 3D: one slice)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(5, 3.6), dpi=100)
+    ax = fig.add_subplot()
+    if values.ndim == 1:
+        ax.plot(values, color="#3b7dd8", linewidth=1.2)
+    else:
+        picture = values[min(slice_index, values.shape[0] - 1)] if values.ndim == 3 else values
+        # i to the right and j up, as Taichi's GUI and the browser view show a field
+        image = ax.imshow(np.ma.masked_invalid(picture.T), cmap=cmap, origin="lower")
+        image.cmap.set_bad("#ff00ff")
+        fig.colorbar(image, ax=ax)
+    ax.set_title(title)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def view(source: Any, **options: Any) -> FieldView:
+    """A live view of a field (or a NumPy array): `tistudio.studio.view(x, cmap="magma")`.
+
+    Options: `title`, `cmap` (one of COLORMAPS), `vector` (True when the trailing axis holds a
+    vector's components; guessed for fields), `max_fps` (default 30), `live` (default True:
+    redraw whenever a kernel writes the field).
+    """
+    return FieldView(source, **options)
+
+
+def _describe(values: np.ndarray) -> str:
+    return f"array {values.dtype}{list(values.shape)}"
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _stats_text(w: FieldView) -> str:
+    mean = "—" if w.mean is None else f"{w.mean:.4g}"
+    text = f"min {w.vmin:.4g}, max {w.vmax:.4g}, mean {mean}"
+    if w.nan_count or w.inf_count:
+        text += f", {w.nan_count} NaN, {w.inf_count} Inf"
+    return text

@@ -1,0 +1,177 @@
+"""The pass explorer: what every compiler pass did to each instantiation of a kernel.
+
+For the selected instantiation the browser gets, per pass, its name, time, statement count,
+docstring and the IR after it as a diff against the pass before (unchanged, added and removed
+lines, each with the user's source line it came from), plus the kernel's Python source and the
+final LLVM IR, assembly and WGSL. Diffs are computed here, in Python, so they can be tested
+without a browser.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import textwrap
+import pathlib
+from typing import Any
+
+import anywidget
+import traitlets
+
+STATIC = pathlib.Path(__file__).parent / "static"
+MAX_CODE_CHARS = 400_000  # LLVM IR of a big kernel can run to megabytes; the rest is cut
+NO_WGSL = "WebGPU back end not available: this kernel was compiled for the CPU."
+
+
+def diff_lines(before: list[str], after: list[str], lines: tuple | list = ()) -> list[list]:
+    """[op, text, source line] for every line of `after`, with the lines of `before` that are
+    gone interleaved where they were: op is " " (kept), "+" (added) or "-" (removed)."""
+    out: list[list] = []
+    source = list(lines) + [None] * (len(after) - len(lines))
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+        if tag == "equal":
+            out.extend([" ", after[j], source[j]] for j in range(b0, b1))
+            continue
+        out.extend(["-", before[i], None] for i in range(a0, a1))
+        out.extend(["+", after[j], source[j]] for j in range(b0, b1))
+    return out
+
+
+def pass_rows(records: list[Any]) -> list[dict]:
+    """One row per pass record, each with its diff against the record before it."""
+    rows = []
+    previous: list[str] = []
+    for index, record in enumerate(records):
+        text = record.ir_text.splitlines()
+        diff = diff_lines(previous if index else text, text, getattr(record, "lines", ()))
+        rows.append(
+            {
+                "name": record.name,
+                "doc": record.doc,
+                "ms": round(record.ms, 3),
+                "stmts": record.stmt_count,
+                "changed": bool(record.changed),
+                "added": sum(1 for d in diff if d[0] == "+"),
+                "removed": sum(1 for d in diff if d[0] == "-"),
+                "diff": diff,
+            }
+        )
+        previous = text
+    return rows
+
+
+def kernel_source(kernel: Any) -> dict:
+    """The kernel's Python source with the file line number of its first line."""
+    try:
+        lines, first = inspect.getsourcelines(kernel.fn)
+    except (OSError, TypeError):
+        return {"first": 0, "lines": []}
+    text = textwrap.dedent("".join(lines))
+    return {"first": max(first, 1), "lines": text.rstrip("\n").split("\n")}
+
+
+def _cut(text: str | None) -> str | None:
+    if text is None or len(text) <= MAX_CODE_CHARS:
+        return text
+    return text[:MAX_CODE_CHARS] + f"\n… ({len(text) - MAX_CODE_CHARS} more characters)"
+
+
+def _code_of(executable: Any) -> dict:
+    def attr(name: str) -> str | None:
+        try:
+            return getattr(executable, name, None)
+        except Exception as e:  # noqa: BLE001 - show why, in the tab, instead of failing
+            return f"({name} unavailable: {e})"
+
+    return {
+        "llvm": _cut(attr("llvm_ir_optimized")) or "(no LLVM IR: not a CPU kernel)",
+        "asm": _cut(attr("assembly")) or "(no assembly: not a CPU kernel)",
+        "wgsl": _cut(attr("wgsl")),
+    }
+
+
+def instance_data(kernel: Any, entry: Any) -> dict:
+    """Everything the explorer shows for one cache entry (one template instantiation)."""
+    result = entry.result
+    return {
+        "label": f"{kernel.__name__}({entry.signature_text})",
+        "arch": entry.arch,
+        "compile_ms": round(entry.compile_ms, 2),
+        "passes": pass_rows(list(result.records)),
+        "source": kernel_source(kernel),
+        **_code_of(result.executable),
+    }
+
+
+def report_data(kernel: Any, report: Any) -> dict:
+    """The same, from a `Kernel.compile_report(*args)`."""
+    return {
+        "label": f"{kernel.__name__}({report.signature_text})",
+        "arch": "cpu",
+        "compile_ms": round(report.result.passes_ms + report.result.backend_ms, 2),
+        "passes": pass_rows(list(report.passes)),
+        "source": kernel_source(kernel),
+        **_code_of(report.result.executable),
+    }
+
+
+class PassExplorer(anywidget.AnyWidget):
+    """Pass list (time and statement count as bars), IR after the selected pass, its diff,
+    the pass docstring, the Python source, and tabs for LLVM IR, assembly and WGSL."""
+
+    _esm = STATIC / "pass_explorer.js"
+    _css = STATIC / "studio.css"
+
+    instances = traitlets.List(traitlets.Unicode(), []).tag(sync=True)  # labels
+    instance = traitlets.Int(0).tag(sync=True)  # index into `instances`
+    data = traitlets.Dict({}).tag(sync=True)  # instance_data() of the selected one
+    pass_index = traitlets.Int(-1).tag(sync=True)  # -1: the last pass
+    tab = traitlets.Unicode("ir").tag(sync=True)  # ir | diff | llvm | asm | wgsl
+    show_source = traitlets.Bool(True).tag(sync=True)
+    no_wgsl = traitlets.Unicode(NO_WGSL).tag(sync=True)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._entries: list[tuple[Any, Any]] = []
+
+    def add(self, kernel: Any, entry: Any) -> None:
+        """A new instantiation; the first one is selected and shown at once."""
+        self._entries.append((kernel, entry))
+        self.instances = [*self.instances, f"{kernel.__name__}({entry.signature_text})"]
+        if len(self._entries) == 1:
+            self._show(0)
+
+    def show_report(self, kernel: Any, report: Any) -> None:
+        """Show a compile report (no cache entry needed)."""
+        with self.hold_sync():
+            self.instances = [*self.instances, f"{kernel.__name__}({report.signature_text})"]
+            self._entries.append((kernel, report))
+            self.instance = len(self._entries) - 1
+            self.data = report_data(kernel, report)
+            self.pass_index = -1
+
+    @traitlets.observe("instance")
+    def _instance_changed(self, change: dict) -> None:
+        if 0 <= change["new"] < len(self._entries):
+            self._show(change["new"])
+
+    def _show(self, index: int) -> None:
+        kernel, entry = self._entries[index]
+        is_report = hasattr(entry, "passes")
+        data = report_data(kernel, entry) if is_report else instance_data(kernel, entry)
+        with self.hold_sync():
+            self.instance = index
+            self.data = data
+            self.pass_index = -1
+
+    def static_html(self) -> str:
+        rows = "".join(
+            f"<tr><td>{p['name']}</td><td>{p['ms']:.2f} ms</td><td>{p['stmts']}</td></tr>"
+            for p in self.data.get("passes", [])
+        )
+        label = self.data.get("label", "no instantiation yet")
+        return (
+            f"<details><summary>passes of {label}</summary><table>"
+            f"<tr><th>pass</th><th>time</th><th>statements</th></tr>{rows}</table></details>"
+        )
