@@ -222,7 +222,11 @@ class StatementsMixin:
     def aug_assign_one(self, op: ast.operator, target: Any, value: Any, loc: Any) -> None:
         if not isinstance(target, fe.LVALUE_EXPRS):
             raise TaichiSyntaxError("cannot update this expression in place", loc)
-        if type(op) in ATOMIC_AUGASSIGN:
+        if isinstance(target, fe.MatrixPtrExpr):  # a vector element: a private local, no atomic
+            val = self.ops.cast(self.ops.const(value, loc), target.dtype, loc)
+            new = self.binary_value(type(op), target, val, loc)
+            self.emit(fe.FrontendAssign(target, self.ops.const(new, loc), loc=loc))
+        elif type(op) in ATOMIC_AUGASSIGN:
             val = self.ops.const(value, loc)
             atomic = fe.AtomicOpExpr(
                 ATOMIC_AUGASSIGN[type(op)], target, val, dtype=target.dtype, loc=loc

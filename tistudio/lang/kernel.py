@@ -334,6 +334,11 @@ class CompileReport:
     def assembly(self) -> str:
         return self.result.executable.assembly
 
+    @property
+    def wgsl(self) -> str:
+        """The WGSL of every task (GPU programs only)."""
+        return self.result.executable.wgsl
+
 
 def kernel(fn: Callable[..., Any]) -> Kernel:
     return Kernel(fn)
@@ -429,7 +434,8 @@ def _signature_text(names: list[str], specs: list[ParamSpec], args: tuple) -> st
             desc = f"{label}: {a.dtype}{list(shape)}" if hasattr(a, "_ti_place_snode") else repr(a)
             parts.append(f"{n}={desc}")
         elif s.kind == "ndarray":
-            parts.append(f"{n}: ndarray[{a.dtype}, {a.ndim}d]")
+            arr = getattr(a, "_ti_numpy_storage", a)
+            parts.append(f"{n}: ndarray[{arr.dtype}, {arr.ndim}d]")
         else:
             parts.append(f"{n}: {s.dtype} (runtime)")
     return ", ".join(parts)

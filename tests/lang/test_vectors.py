@@ -1,0 +1,111 @@
+"""Vectors and matrices end to end: kernels, fields, ndarrays, arguments and returns."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tistudio as ti
+
+
+@pytest.fixture(autouse=True)
+def _init() -> None:
+    ti.init()
+
+
+def test_vector_arithmetic_methods_and_swizzles() -> None:
+    @ti.kernel
+    def k(a: ti.f32) -> ti.math.vec4:
+        v = ti.Vector([a, 2.0, 3.0])
+        w = v * 2 + 1
+        v[1] = 10.0
+        return ti.Vector([w.x + v.y, v.dot(w), v.cross(w).z, w.yz.norm_sqr()])
+
+    got = k(1.0).to_numpy()
+    v, w = np.array([1.0, 10.0, 3.0]), np.array([3.0, 5.0, 7.0])
+    want = [3 + 10, v @ w, np.cross(v, w)[2], 25 + 49]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_matrix_products_determinant_inverse() -> None:
+    @ti.kernel
+    def k(m: ti.math.mat3, v: ti.math.vec3) -> ti.types.matrix(3, 3, ti.f32):
+        return (m @ m.inverse()) * m.determinant() + m.transpose() @ ti.Matrix.identity(
+            ti.f32, 3
+        ) * (v @ v)
+
+    m = np.array([[2.0, 1, 0], [1, 3, 1], [0, 1, 4]], np.float32)
+    v = np.array([1.0, 2.0, 2.0], np.float32)
+    got = k(ti.Matrix(m), ti.Vector(v)).to_numpy()
+    want = np.eye(3) * np.linalg.det(m) + m.T * 9
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_run_time_index_into_a_local_vector() -> None:
+    @ti.kernel
+    def k(i: ti.i32) -> ti.f32:
+        v = ti.Vector([1.0, 2.0, 3.0, 4.0])
+        v[i] += 10.0
+        return v[i] + v.sum()
+
+    assert [k(i) for i in range(4)] == [11 + 20, 12 + 20, 13 + 20, 14 + 20]
+
+
+def test_vector_field_layout_and_numpy_conventions() -> None:
+    x = ti.Vector.field(3, ti.f32, shape=(4, 2))
+    m = ti.Matrix.field(2, 2, ti.i32, shape=5)
+
+    @ti.kernel
+    def fill():
+        for i, j in x:
+            x[i, j] = ti.Vector([i, j, i * j])
+        for i in m:
+            m[i] = ti.Matrix([[i, 1], [2, i * i]])
+            m[i][0, 1] += 5
+
+    fill()
+    arr = x.to_numpy()
+    assert arr.shape == (4, 2, 3) and arr.dtype == np.float32
+    np.testing.assert_array_equal(arr[3, 1], [3, 1, 3])
+    mats = m.to_numpy()
+    assert mats.shape == (5, 2, 2)
+    np.testing.assert_array_equal(mats[4], [[4, 6], [2, 16]])
+    assert x[3, 1].to_list() == [3.0, 1.0, 3.0]
+    x.from_numpy(np.ones((4, 2, 3), np.float32))
+    assert x.to_numpy().sum() == 24
+
+
+def test_vector_ndarray_argument() -> None:
+    @ti.kernel
+    def scale(a: ti.types.ndarray(dtype=ti.math.vec3, ndim=1), s: ti.f32):
+        for i in a:
+            a[i] = a[i] * s + ti.Vector([0.0, 0.0, 1.0])
+
+    arr = ti.Vector.ndarray(3, ti.f32, 4)
+    arr.from_numpy(np.arange(12, dtype=np.float32).reshape(4, 3))
+    scale(arr, 2.0)
+    want = np.arange(12).reshape(4, 3) * 2.0 + [0, 0, 1]
+    np.testing.assert_array_equal(arr.to_numpy(), want)
+
+
+def test_func_taking_and_returning_vectors() -> None:
+    @ti.func
+    def reflect_x(v):
+        return ti.Vector([-v.x, v.y])
+
+    @ti.kernel
+    def k() -> ti.math.vec2:
+        return ti.math.normalize(reflect_x(ti.Vector([3.0, 4.0])))
+
+    np.testing.assert_allclose(k().to_numpy(), [-0.6, 0.8], rtol=1e-6)
+
+
+def test_scalarize_shows_tensors_before_and_scalars_after() -> None:
+    @ti.kernel
+    def k(a: ti.f32) -> ti.f32:
+        v = ti.Vector([a, a])
+        return v.norm()
+
+    passes = {r.name: r.ir_text for r in k.compile_report(1.0).passes}
+    assert "[Tensor (2) f32]" in passes["type_check"]
+    assert "Tensor" not in passes["scalarize"]
