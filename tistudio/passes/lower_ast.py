@@ -22,6 +22,7 @@ from tistudio.ir.statements import (
     Continue,
     ExternalPtr,
     ExternalTensorShape,
+    GetElement,
     GlobalLoad,
     GlobalPtr,
     GlobalStore,
@@ -29,6 +30,8 @@ from tistudio.ir.statements import (
     LocalLoad,
     LocalStore,
     LoopIndex,
+    MatrixInit,
+    MatrixPtr,
     RangeFor,
     Return,
     StructFor,
@@ -70,7 +73,7 @@ class _Lowerer:
     def lower_FrontendAssign(self, s: fe.FrontendAssign) -> None:
         value = self.expr(s.rhs)
         ptr = self.address(s.lhs)
-        store = LocalStore if isinstance(s.lhs, fe.IdExpr) else GlobalStore
+        store = LocalStore if isinstance(s.lhs, (fe.IdExpr, fe.MatrixPtrExpr)) else GlobalStore
         self.add(store(ptr, value), s.loc)
 
     def lower_FrontendExprStmt(self, s: fe.FrontendExprStmt) -> None:
@@ -194,6 +197,16 @@ class _Lowerer:
         self.out.pop()
         return self.add(LocalLoad(result, ret_type=u1), e.loc)
 
+    def expr_MatrixExpr(self, e: fe.MatrixExpr) -> Stmt:
+        values = [self.expr(v) for v in e.elements]
+        return self.add(MatrixInit(values, ret_type=e.dtype), e.loc)
+
+    def expr_GetElementExpr(self, e: fe.GetElementExpr) -> Stmt:
+        return self.add(GetElement(self.expr(e.src), e.index, ret_type=e.dtype), e.loc)
+
+    def expr_MatrixPtrExpr(self, e: fe.MatrixPtrExpr) -> Stmt:
+        return self.add(LocalLoad(self.address(e), ret_type=e.dtype), e.loc)
+
     def expr_FieldIndexExpr(self, e: fe.FieldIndexExpr) -> Stmt:
         return self.add(GlobalLoad(self.address(e), ret_type=e.dtype), e.loc)
 
@@ -212,6 +225,11 @@ class _Lowerer:
         """The pointer an lvalue expression denotes."""
         if isinstance(e, fe.IdExpr):
             return self.vars[e.var]
+        if isinstance(e, fe.MatrixPtrExpr):
+            offset = self.expr(e.offset)
+            return self.add(
+                MatrixPtr(self.vars[e.var.var], offset, ret_type=PointerType(e.dtype)), e.loc
+            )
         indices = [self.expr(i) for i in e.indices]  # type: ignore[attr-defined]
         if isinstance(e, fe.FieldIndexExpr):
             return self.add(GlobalPtr(e.snode, indices, ret_type=PointerType(e.dtype)), e.loc)
