@@ -62,6 +62,7 @@ from tistudio.lang.ops import (
     tanh,
 )
 from tistudio.lang.snode import axes, i, ij, ijk, ijkl, ik, j, jk, k, l, root
+from tistudio.lang.struct import Struct, StructField, dataclass
 from tistudio.lang.types import (
     f16,
     f32,

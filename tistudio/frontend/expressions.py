@@ -9,7 +9,7 @@ from typing import Any
 from tistudio.frontend.errors import TaichiNameError, TaichiSyntaxError, TaichiTypeError
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import MISSING
-from tistudio.frontend.values import ExprVector, NdarrayArg, VectorVar
+from tistudio.frontend.values import ExprVector, NdarrayArg, StructValue, StructVar, VectorVar
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
 from tistudio.ir.types import i32
@@ -66,6 +66,8 @@ class ExpressionsMixin:
             return fe.IdExpr(value, dtype=value.dtype, loc=self.loc(node))
         if isinstance(value, VectorVar):
             return self.read_vector_var(value, self.loc(node))
+        if isinstance(value, StructVar):
+            return self.read_struct_var(value, self.loc(node))
         if hasattr(value, "_ti_matrix_value"):  # a Python-scope ti.Vector/ti.Matrix constant
             elements, shape = value._ti_matrix_value()
             return ExprVector(list(elements), tuple(shape))
@@ -204,6 +206,8 @@ class ExpressionsMixin:
             return obj.shape_exprs()
         if isinstance(obj, ExprVector):
             return self.matrix_attribute(obj, node.attr, loc)
+        if isinstance(obj, StructValue):
+            return self.struct_attribute(obj, node.attr, loc)
         if is_runtime(obj):
             raise TaichiSyntaxError(f"runtime values have no attribute '{node.attr}'", loc)
         try:

@@ -16,7 +16,7 @@ from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import Scope
 from tistudio.frontend.source import ParsedFunction, function_globals, resolve_annotation
-from tistudio.frontend.values import ExprVector, VectorVar
+from tistudio.frontend.values import ExprVector, StructValue, StructVar, VectorVar
 from tistudio.ir import frontend as fe
 from tistudio.ir.stmt import Block
 from tistudio.ir.types import TensorType
@@ -61,7 +61,14 @@ def _returns_in_loops(body: list[ast.stmt]) -> ast.Return | None:
 class FuncsMixin:
     """Inlining of `ti.func` calls (part of `transformer.Transformer`)."""
 
-    def inline_func(self, func_obj: Any, args: list[Any], kwargs: dict[str, Any], loc: Any) -> Any:
+    def inline_func(
+        self,
+        func_obj: Any,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        loc: Any,
+        self_ref: bool = False,
+    ) -> Any:
         fn = func_obj.__ti_func__
         if fn in self.func_stack or len(self.func_stack) > MAX_INLINE_DEPTH:
             raise TaichiSyntaxError(
@@ -74,7 +81,11 @@ class FuncsMixin:
             raise TaichiSyntaxError(f"calling ti.func '{fn.__name__}': {e}", loc) from None
         bound.apply_defaults()
         scope = Scope(function_globals(fn))
-        self.bind_func_params(fn, scope, bound.arguments, loc)
+        arguments = dict(bound.arguments)
+        if self_ref:  # a struct method's `self`: the caller's struct, by reference
+            first = next(iter(arguments))
+            scope.bind(first, arguments.pop(first))
+        self.bind_func_params(fn, scope, arguments, loc)
         ret = resolve_annotation(fn, fn.__annotations__.get("return"))
         frame = FuncFrame(parsed, scope, "func", ret)
         saved = (self.frame, self.loop_kinds)
@@ -103,6 +114,8 @@ class FuncsMixin:
                 scope.bind(name, self.new_var(expr.dtype, name, expr, loc))
             elif isinstance(value, ExprVector):  # by value, in a tensor variable
                 scope.bind(name, self.declare_matrix(name, value, loc))
+            elif isinstance(value, StructValue):  # by value, one variable per member
+                scope.bind(name, self.declare_struct(name, value, loc))
             else:
                 scope.bind(name, value)
 
@@ -143,12 +156,26 @@ class FuncsMixin:
                 if isinstance(var, VectorVar):
                     self.assign_vector_var(var, v, loc)
                     continue
+                if isinstance(var, StructVar):
+                    self.store_struct(self.read_struct_var(var, loc), v, loc)
+                    continue
                 target = fe.IdExpr(var, dtype=var.dtype, loc=loc)
                 self.emit(fe.FrontendAssign(target, self.ops.const(v, loc), loc=loc))
         if frame.early_return:
             self.emit(fe.FrontendBreak(loc=loc))
 
-    def _result_var(self, frame: FuncFrame, value: Any, loc: Any) -> fe.Identifier | VectorVar:
+    def _result_var(self, frame: FuncFrame, value: Any, loc: Any) -> Any:
+        if isinstance(value, StructValue):
+            site = frame.result_site
+            if site is None:
+                return self.declare_struct("ret", value, loc)
+            block, index = site  # declared before the one-trip loop, initialised to zero
+            marker = len(block)
+            svar = self.declare_struct("ret", self.construct_struct(value.type, [], {}, loc), loc)
+            moved = block.stmts[marker:]
+            del block.stmts[marker:]
+            block.insert(index, *moved)
+            return svar
         if isinstance(value, ExprVector):
             dtype = self.element_type(value, loc)
             ann = frame.ret_annotation

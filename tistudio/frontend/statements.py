@@ -9,7 +9,7 @@ from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
 from tistudio.frontend.matrix import SWIZZLE
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import MISSING
-from tistudio.frontend.values import ExprVector, NdarrayArg, VectorVar
+from tistudio.frontend.values import ExprVector, NdarrayArg, StructValue, StructVar, VectorVar
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import AtomicOpType, BinaryOpType
 from tistudio.ir.stmt import Block
@@ -84,6 +84,8 @@ class StatementsMixin:
             self.assign(t, v, loc)
 
     def materialize(self, value: Any, loc: Any) -> Any:
+        if isinstance(value, StructValue):
+            return self.read_struct_var(self.declare_struct("", value, loc), loc)
         if isinstance(value, ExprVector):
             return self.read_vector_var(self.declare_matrix("", value, loc), loc)
         if is_runtime(value) and not isinstance(value, fe.ConstExpr):
@@ -127,7 +129,9 @@ class StatementsMixin:
         return self.visit_expr(target)
 
     def store(self, lhs: Any, value: Any, loc: Any) -> None:
-        if isinstance(lhs, ExprVector):
+        if isinstance(lhs, StructValue):
+            self.store_struct(lhs, value, loc)
+        elif isinstance(lhs, ExprVector):
             if not isinstance(value, ExprVector):
                 value = ExprVector([value] * len(lhs.elements), lhs.shape)
             value = self.materialize(value, loc)
@@ -144,6 +148,9 @@ class StatementsMixin:
         current = self.scope.lookup_local(name)
         if isinstance(current, VectorVar):
             self.assign_vector_var(current, value, loc)
+            return
+        if isinstance(current, StructVar):
+            self.store_struct(self.read_struct_var(current, loc), value, loc)
             return
         if isinstance(current, fe.Identifier):
             if isinstance(value, ExprVector) or not self._is_number(value):
@@ -167,6 +174,9 @@ class StatementsMixin:
         if isinstance(value, ExprVector):
             var = self.declare_matrix(name, value, loc)
             return var if name else self.read_vector_var(var, loc)
+        if isinstance(value, StructValue):
+            svar = self.declare_struct(name, value, loc)
+            return svar if name else self.read_struct_var(svar, loc)
         if isinstance(value, fe.IdExpr) and name == "":
             return value
         if self._is_number(value):

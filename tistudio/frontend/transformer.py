@@ -20,14 +20,17 @@ from tistudio.frontend.matrix import BoundMatrixMethod, MatrixMixin
 from tistudio.frontend.operators import Operators, is_runtime
 from tistudio.frontend.scope import Scope
 from tistudio.frontend.statements import StatementsMixin
-from tistudio.frontend.values import ExprVector, LoopConfig
+from tistudio.frontend.structs import StructsMixin
+from tistudio.frontend.values import BoundStructMethod, ExprVector, LoopConfig, StructValue
 from tistudio.ir import frontend as fe
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Block, SourceLoc, Stmt
 from tistudio.ir.types import PrimitiveType
 
 
-class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin, MatrixMixin):
+class Transformer(
+    StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin, MatrixMixin, StructsMixin
+):
     """Compiles one kernel instantiation's body into frontend IR."""
 
     def __init__(self, config: CompileConfig, body: Block, frame: FuncFrame) -> None:
@@ -91,6 +94,17 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin, Mat
             return BUILTINS[name](self, loc, *args, **kwargs)
         if isinstance(func, BoundMatrixMethod):
             return self.call_matrix_method(func, args, kwargs, loc)
+        if isinstance(func, BoundStructMethod):  # `self` is the struct itself, by reference
+            return self.inline_func(func.func, [func.value, *args], kwargs, loc, self_ref=True)
+        if hasattr(func, "__ti_func__"):
+            return self.inline_func(func, args, kwargs, loc)
+        return self.call_type_or_python(func, args, kwargs, loc)
+
+    def call_type_or_python(self, func: Any, args: list[Any], kwargs: dict[str, Any],
+                            loc: Any) -> Any:
+        """A type used as a constructor or cast, or a plain Python function."""
+        if hasattr(func, "_ti_struct_type"):  # a struct literal: Particle(x=..., m=1.0)
+            return self.construct_struct(func._ti_struct_type, args, kwargs, loc)
         if hasattr(func, "_ti_matrix_type"):  # ti.math.vec3(1, 2, 3), ti.types.vector(...)(...)
             return self.construct_matrix_type(func, args, loc)
         if func is len and len(args) == 1 and isinstance(args[0], ExprVector):
@@ -99,8 +113,6 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin, Mat
             if len(args) != 1:
                 raise TaichiSyntaxError(f"{func}(x) takes one value", loc)
             return self.ops.cast(args[0], func, loc) if is_runtime(args[0]) else args[0]
-        if hasattr(func, "__ti_func__"):
-            return self.inline_func(func, args, kwargs, loc)
         if getattr(func, "__ti_kernel__", False):
             raise TaichiSyntaxError(
                 "a kernel cannot call another kernel; make the callee a @ti.func", loc
@@ -169,7 +181,10 @@ class Transformer(StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin, Mat
             value = self.visit_expr(node.value)
             values = []  # vectors and matrices return their elements, flat
             for v in value if isinstance(value, tuple) else (value,):
-                values.extend(v.elements if isinstance(v, ExprVector) else [v])
+                if isinstance(v, StructValue):
+                    values.extend(self.flatten_struct(v))
+                else:
+                    values.extend(v.elements if isinstance(v, ExprVector) else [v])
         if len(values) != len(self.kernel_ret_types):
             expected = len(self.kernel_ret_types)
             raise TaichiSyntaxError(

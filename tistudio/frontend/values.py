@@ -99,3 +99,28 @@ class LoopConfig:
     serialize: bool = False
     block_dim: int | None = None
     parallelize: int | None = None
+
+
+@dataclass
+class StructValue:
+    """A struct in a kernel: its type and one value per member (scalars, `ExprVector`s, nested
+    `StructValue`s). Members of a field element or a struct variable are lvalues."""
+
+    type: Any
+    members: dict[str, Any]
+
+
+@dataclass
+class StructVar:
+    """A local struct variable: one variable per member (`Identifier`, `VectorVar`, `StructVar`)."""
+
+    type: Any
+    members: dict[str, Any]
+
+
+@dataclass
+class BoundStructMethod:
+    """`p.energy` before it is called: a `ti.func` method with `self` bound to the struct."""
+
+    func: Any
+    value: StructValue

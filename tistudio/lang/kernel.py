@@ -9,6 +9,7 @@ use; `kernel.cache_info()` returns them and the "compiled"/"launched" events pub
 from __future__ import annotations
 
 import inspect
+import operator
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -66,6 +67,7 @@ class CacheEntry:
     runtime_positions: tuple[int, ...] = ()
     arch: str = "cpu"
     flat_args: bool = True  # no vector/matrix parameters to flatten
+    pick: Callable[[tuple], Any] | None = None  # runtime args from the call's args, if trivial
     ret_layout: list[tuple[tuple[int, ...], Any]] | None = None  # set when a vector is returned
 
     def info(self) -> dict[str, Any]:
@@ -133,6 +135,9 @@ class Kernel:
         self._names = list(sig.parameters)
         self._parsed: ParsedFunction | None = None
         self._cache: dict[tuple, CacheEntry] = {}
+        # calls whose template arguments are all fields skip the full key (see `_lookup`)
+        self._fast: dict[tuple, CacheEntry] = {}
+        self._fast_key: Callable[[tuple], tuple] | None = None
         self._program: Any = None
         self._counter = -1
 
@@ -192,17 +197,16 @@ class Kernel:
         if program.has_pending_fields:
             program.materialize()
         specs = self._specs_cached
-        key = self._key(args, specs)
-        entry = self._cache.get(key)
+        entry = self._fast.get(self._fast_key(args)) if self._fast_key else None
         if entry is None:
-            entry = self._instantiate(key, args, specs, program)
+            entry = self._lookup(args, specs, program)
         else:
             entry.hits += 1
         entry.last_use = time.time()
-        if entry.flat_args:
-            runtime_args = [_runtime_arg(args[i], specs[i]) for i in entry.runtime_positions]
+        if entry.pick is not None:  # fields and scalars only: the args themselves
+            runtime_args = entry.pick(args)
         else:
-            runtime_args = _flatten_args(args, specs, entry.runtime_positions)
+            runtime_args = _runtime_args(entry, args, specs)
         returned = entry.instance.launch(runtime_args, program.root_addresses)
         if bus.wants("launched") or bus.wants("field_written"):
             _publish_launch(self, entry)
@@ -212,10 +216,27 @@ class Kernel:
             return _pack_returns(returned, entry.ret_layout)
         return returned[0] if len(returned) == 1 else returned
 
+    def _lookup(self, args: tuple, specs: list[ParamSpec], program: Any) -> CacheEntry:
+        """The slow path of a call: the full template key, compiling on a miss; then remember
+        the entry under the cheap key of `_fast_key_function` for the next call."""
+        key = self._key(args, specs)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._instantiate(key, args, specs, program)
+        else:
+            entry.hits += 1
+        if self._fast_key is not None and all(
+            hasattr(args[i], "_ti_place_snode") for i, s in enumerate(specs) if s.kind == "template"
+        ):
+            self._fast[self._fast_key(args)] = entry
+        return entry
+
     def _reset_for(self, program: Any) -> None:
         self._program = program
         self._cache.clear()
         self._specs_cached = self._specs()
+        self._fast = {}
+        self._fast_key = _fast_key_function(self._specs_cached)
         program.kernel_counter += 1
         self._counter = program.kernel_counter - 1
 
@@ -239,6 +260,7 @@ class Kernel:
             flat_args=all(s.kind != "matrix" for s in specs),
             ret_layout=layout if any(shape for shape, _ in layout) else None,
             arch=program.config.arch,
+            pick=_picker(positions) if all(s.kind in _PLAIN for s in specs) else None,
         )
         self._cache[key] = entry
         for message, loc in result.warnings:
@@ -283,9 +305,19 @@ class Kernel:
         )
         frontend_ms = (time.perf_counter() - start) * 1e3
         echo = print if program.config.print_ir else None
-        result = program.compile(ir, record=record, echo=echo)
+        result = program.compile(ir, record=record, echo=echo, source=self._source_text())
         result.frontend_ms = frontend_ms
         return result
+
+    def _source_text(self) -> str:
+        """The kernel's own lines and where they are: part of the offline cache's key."""
+        parsed = self._parsed
+        assert parsed is not None
+        node = parsed.node
+        first = node.lineno + parsed.line_offset
+        last = (node.end_lineno or node.lineno) + parsed.line_offset
+        lines = "\n".join(parsed.source_line(n) for n in range(first, last + 1))
+        return f"{parsed.filename}:{first}\n{lines}"
 
     # --- introspection -----------------------------------------------------------------------
 
@@ -412,6 +444,46 @@ def _pack_returns(values: tuple, layout: list[tuple[tuple[int, ...], Any]]) -> A
             out.append(values[pos])
         pos += count
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _runtime_args(entry: CacheEntry, args: tuple, specs: list[ParamSpec]) -> Any:
+    if entry.flat_args:
+        return [_runtime_arg(args[i], specs[i]) for i in entry.runtime_positions]
+    return _flatten_args(args, specs, entry.runtime_positions)
+
+
+_PLAIN = ("template", "scalar")  # parameter kinds whose runtime values are the args themselves
+
+
+def _picker(positions: tuple[int, ...]) -> Callable[[tuple], tuple]:
+    """`args -> tuple(args[i] for i in positions)`, as one C call."""
+    if len(positions) == 1:
+        index = positions[0]
+        return lambda args: (args[index],)
+    return operator.itemgetter(*positions) if positions else lambda args: ()
+
+
+def _fast_key_function(specs: list[ParamSpec]) -> Callable[[tuple], tuple] | None:
+    """A cheap key for calls whose template arguments are all fields: the template objects
+    themselves (fields hash and compare by identity, as the full key does), plus the type,
+    dtype and dimensions of each ndarray argument. None for kernels with other argument kinds."""
+    if any(s.kind not in ("template", "scalar", "ndarray") for s in specs):
+        return None
+    templates = tuple(i for i, s in enumerate(specs) if s.kind == "template")
+    arrays = tuple(i for i, s in enumerate(specs) if s.kind == "ndarray")
+    pick = _picker(templates)
+    if not arrays:
+        return pick
+
+    def key(args: tuple) -> tuple:
+        return pick(args) + tuple(
+            [
+                (type(args[i]), getattr(args[i], "dtype", None), getattr(args[i], "ndim", None))
+                for i in arrays
+            ]
+        )
+
+    return key
 
 
 def _runtime_arg(arg: Any, spec: ParamSpec) -> Any:

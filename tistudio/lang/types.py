@@ -94,6 +94,12 @@ class _TypesNamespace:
         return vector(n, dtype)
 
     @staticmethod
+    def struct(**members: Any) -> Any:
+        from tistudio.lang.struct import struct
+
+        return struct(**members)
+
+    @staticmethod
     def matrix(n: int, m: int, dtype: Any = None) -> Any:
         from tistudio.lang.matrix import matrix
 

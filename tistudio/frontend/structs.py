@@ -1,0 +1,114 @@
+"""Structs inside kernels (`ti.types.struct`, `@ti.dataclass`).
+
+A struct value is a `StructValue`: one frontend value per member. A local struct variable is a
+`StructVar` with one variable per member, so `p.x = 1` writes a plain variable and
+`field[i] = p` copies member by member. Struct types come from `tistudio.lang.struct`; the
+frontend only asks them for `members` and `methods`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.values import (
+    BoundStructMethod,
+    ExprVector,
+    StructValue,
+    StructVar,
+    VectorVar,
+)
+from tistudio.ir import frontend as fe
+from tistudio.ir.types import i32
+
+
+class StructsMixin:
+    """Struct support of the transformer (see `transformer.Transformer`)."""
+
+    def construct_struct(
+        self, struct_type: Any, args: list[Any], kwargs: dict[str, Any], loc: Any
+    ) -> StructValue:
+        values = dict(zip(struct_type.members, args))
+        values.update(kwargs)
+        unknown = set(values) - set(struct_type.members)
+        if unknown:
+            raise TaichiSyntaxError(
+                f"{struct_type.__name__} has no member(s) {sorted(unknown)}", loc
+            )
+        members = {
+            n: self.member_value(t, values.get(n, 0), loc) for n, t in struct_type.members.items()
+        }
+        return StructValue(struct_type, members)
+
+    def member_value(self, member_type: Any, value: Any, loc: Any) -> Any:
+        """`value` shaped as a member of type `member_type` (casts, broadcast zeros)."""
+        if hasattr(member_type, "_ti_struct_type"):
+            if isinstance(value, StructValue):
+                return value
+            return self.construct_struct(member_type, [], {}, loc)
+        if hasattr(member_type, "_ti_matrix_type"):
+            if isinstance(value, ExprVector):
+                return value
+            return self.construct_matrix_type(member_type, [value], loc)
+        return self.typed(value, self.resolve_dtype(member_type, loc), loc)
+
+    def declare_struct(self, name: str, value: StructValue, loc: Any) -> StructVar:
+        members: dict[str, Any] = {}
+        for n, v in value.members.items():
+            member_type = value.type.members[n]
+            v = self.member_value(member_type, v, loc)
+            label = f"{name}.{n}" if name else n
+            if isinstance(v, StructValue):
+                members[n] = self.declare_struct(label, v, loc)
+            elif isinstance(v, ExprVector):
+                members[n] = self.declare_matrix(label, v, loc)
+            else:
+                members[n] = self.new_var(self.ops.const(v, loc).dtype, label, v, loc)
+        return StructVar(value.type, members)
+
+    def read_struct_var(self, sv: StructVar, loc: Any) -> StructValue:
+        return StructValue(sv.type, {n: self.read_member(m, loc) for n, m in sv.members.items()})
+
+    def read_member(self, member: Any, loc: Any) -> Any:
+        if isinstance(member, StructVar):
+            return self.read_struct_var(member, loc)
+        if isinstance(member, VectorVar):  # lvalue elements, so `p.v.x = 1` writes the variable
+            n = member.var.dtype.num_elements  # type: ignore[union-attr]
+            var = fe.IdExpr(member.var, dtype=member.var.dtype, loc=loc)
+            elem = member.var.dtype.element  # type: ignore[union-attr]
+            return ExprVector(
+                [
+                    fe.MatrixPtrExpr(var, fe.ConstExpr(k, dtype=i32), dtype=elem, loc=loc)
+                    for k in range(n)
+                ],
+                member.shape,
+            )
+        return fe.IdExpr(member, dtype=member.dtype, loc=loc)
+
+    def store_struct(self, lhs: StructValue, value: Any, loc: Any) -> None:
+        if not isinstance(value, StructValue):
+            raise TaichiTypeError(f"cannot assign a {type(value).__name__} to a struct", loc)
+        value = self.materialize(value, loc)
+        for n, target in lhs.members.items():
+            if n not in value.members:
+                raise TaichiTypeError(f"the struct assigned has no member '{n}'", loc)
+            self.store(target, value.members[n], loc)
+
+    def struct_attribute(self, value: StructValue, name: str, loc: Any) -> Any:
+        if name in value.members:
+            return value.members[name]
+        method = getattr(value.type, "methods", {}).get(name)
+        if method is not None:
+            return BoundStructMethod(method, value)
+        raise TaichiSyntaxError(f"struct {value.type.__name__} has no member '{name}'", loc)
+
+    def flatten_struct(self, value: StructValue) -> list[Any]:
+        out: list[Any] = []
+        for v in value.members.values():
+            if isinstance(v, StructValue):
+                out.extend(self.flatten_struct(v))
+            elif isinstance(v, ExprVector):
+                out.extend(v.elements)
+            else:
+                out.append(v)
+        return out

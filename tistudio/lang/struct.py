@@ -1,0 +1,216 @@
+"""Structs: `ti.types.struct(...)`, `@ti.dataclass`, `ti.Struct.field`, struct fields.
+
+A struct type lists named members (scalars, vectors, matrices, other structs). A struct field
+is one sub-field per member, placed together under one dense SNode, so `x.member` is an ordinary
+field and `x[i]` in a kernel is a struct value whose members are element expressions. Methods of
+a `@ti.dataclass` are `ti.func`s that receive the struct as `self`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from tistudio.frontend.values import StructValue
+from tistudio.ir.snode import SNode
+from tistudio.lang.kernel import Func
+from tistudio.lang.types import to_dtype
+
+
+class StructType:
+    """`ti.types.struct(x=ti.math.vec3, m=ti.f32)`; calling it makes a struct value."""
+
+    def __init__(
+        self, members: dict[str, Any], methods: dict[str, Func] | None = None, name: str = "Struct"
+    ) -> None:
+        self.members = dict(members)
+        self.methods = dict(methods or {})
+        self.__name__ = name
+
+    @property
+    def _ti_struct_type(self) -> StructType:
+        return self
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Struct:
+        values = dict(zip(self.members, args))
+        values.update(kwargs)
+        return Struct(self, {n: values.get(n, 0) for n in self.members})
+
+    def field(self, shape: Any = None, name: str = "", **_: Any) -> StructField:
+        return struct_field(self, shape, name)
+
+    def __repr__(self) -> str:
+        return f"<ti.types.struct {self.__name__}({', '.join(self.members)})>"
+
+
+class Struct:
+    """A struct value in Python scope: attribute access to its members."""
+
+    def __init__(self, struct_type: StructType, values: dict[str, Any]) -> None:
+        object.__setattr__(self, "_type", struct_type)
+        object.__setattr__(self, "_values", dict(values))
+
+    def __getattr__(self, name: str) -> Any:
+        values = object.__getattribute__(self, "_values")
+        if name in values:
+            return values[name]
+        raise AttributeError(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._values[name] = value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v.to_dict() if isinstance(v, Struct) else v for k, v in self._values.items()}
+
+    def __repr__(self) -> str:
+        return f"{self._type.__name__}({self._values})"
+
+    @staticmethod
+    def field(members: dict[str, Any], shape: Any = None, name: str = "", **_: Any) -> StructField:
+        """`ti.Struct.field({"x": ti.math.vec3, "m": ti.f32}, shape=8)`."""
+        return struct_field(StructType(members), shape, name)
+
+
+class StructField:
+    """A field of structs: one sub-field per member, reachable as `field.member`."""
+
+    def __init__(self, struct_type: StructType, members: dict[str, Any], name: str = "") -> None:
+        self._type = struct_type
+        self._members = members
+        self._name = name
+
+    def __getattr__(self, name: str) -> Any:
+        members = self.__dict__.get("_members", {})
+        if name in members:
+            return members[name]
+        raise AttributeError(name)
+
+    @property
+    def _ti_place_snode(self) -> SNode:
+        return _leaves(self)[0]._ti_place_snode
+
+    def _ti_subscript(self, indices: list[Any], loc: Any) -> StructValue:
+        return StructValue(
+            self._type, {n: m._ti_subscript(indices, loc) for n, m in self._members.items()}
+        )
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return _leaves(self)[0].shape
+
+    @property
+    def snode(self) -> SNode:
+        return self._ti_place_snode
+
+    def keys(self) -> list[str]:
+        return list(self._members)
+
+    def to_numpy(self) -> dict[str, Any]:
+        return {n: m.to_numpy() for n, m in self._members.items()}
+
+    def from_numpy(self, values: dict[str, Any]) -> None:
+        for n, v in values.items():
+            self._members[n].from_numpy(v)
+
+    def fill(self, value: Any) -> None:
+        for m in self._members.values():
+            m.fill(value)
+
+    def __getitem__(self, key: Any) -> Struct:
+        return Struct(self._type, {n: m[key] for n, m in self._members.items()})
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        items = value.to_dict() if isinstance(value, Struct) else dict(value)
+        for n, v in items.items():
+            self._members[n][key] = v
+
+
+def _leaves(field: Any) -> list[Any]:
+    """Scalar fields under a (vector or struct) field, in placement order."""
+    if isinstance(field, StructField):
+        return [leaf for m in field._members.values() for leaf in _leaves(m)]
+    return list(getattr(field, "components", [field]))
+
+
+def _member_field(dtype: Any, name: str) -> Any:
+    from tistudio.lang.field import Field
+    from tistudio.lang.matrix_field import matrix_field
+
+    if isinstance(dtype, StructType):
+        return struct_field(dtype, None, name)
+    if hasattr(dtype, "_ti_matrix_type"):
+        shape, elem = dtype._ti_matrix_type
+        return matrix_field(tuple(shape), elem or float, None, name)
+    return Field(to_dtype(dtype), name)
+
+
+def struct_field(struct_type: StructType, shape: Any = None, name: str = "") -> StructField:
+    members = {
+        n: _member_field(t, f"{name}.{n}" if name else n) for n, t in struct_type.members.items()
+    }
+    field = StructField(struct_type, members, name)
+    if shape is not None:
+        from tistudio.lang.snode import Axis, root
+
+        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        root.dense(Axis(*range(len(shape))), shape).place(*_leaves(field))
+    return field
+
+
+def struct(**members: Any) -> StructType:
+    """`ti.types.struct(a=ti.f32, b=ti.math.vec3)`."""
+    return StructType(members)
+
+
+def dataclass(cls: type) -> StructType:
+    """`@ti.dataclass`: the class's annotations are the members, its `ti.func`s the methods."""
+    import sys
+
+    module_globals = vars(sys.modules[cls.__module__]) if cls.__module__ in sys.modules else {}
+    members = {
+        n: eval(t, dict(module_globals)) if isinstance(t, str) else t  # noqa: S307
+        for n, t in cls.__dict__.get("__annotations__", {}).items()
+    }
+    methods = {n: f for n, f in cls.__dict__.items() if isinstance(f, Func)}
+    return StructType(members, methods, cls.__name__)
+
+
+def leaf_types(struct_type: StructType) -> list[tuple[str, Any]]:
+    """(dotted member name, scalar or vector type) of every leaf member, in order."""
+    out: list[tuple[str, Any]] = []
+    for n, t in struct_type.members.items():
+        if isinstance(t, StructType):
+            out.extend((f"{n}.{sub}", st) for sub, st in leaf_types(t))
+        else:
+            out.append((n, t))
+    return out
+
+
+def pack_struct(struct_type: StructType, values: list[Any]) -> Struct:
+    """A `Struct` from its leaves' scalar values, flat in member order (a kernel's return)."""
+    from tistudio.lang.matrix import Matrix
+
+    members: dict[str, Any] = {}
+    pos = 0
+    for n, t in struct_type.members.items():
+        if isinstance(t, StructType):
+            count = _scalar_count(t)
+            members[n] = pack_struct(t, values[pos : pos + count])
+        elif hasattr(t, "_ti_matrix_type"):
+            shape = tuple(t._ti_matrix_type[0])
+            count = int(np.prod(shape))
+            members[n] = Matrix(np.array(values[pos : pos + count]).reshape(shape))
+        else:
+            count = 1
+            members[n] = values[pos]
+        pos += count
+    return Struct(struct_type, members)
+
+
+def _scalar_count(struct_type: StructType) -> int:
+    total = 0
+    for _, t in leaf_types(struct_type):
+        total += int(np.prod(t._ti_matrix_type[0])) if hasattr(t, "_ti_matrix_type") else 1
+    return total
