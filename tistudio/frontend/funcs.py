@@ -203,9 +203,7 @@ class FuncsMixin:
         if frame.result is None:
             return None
         exprs = [
-            self.read_vector_var(v, loc)
-            if isinstance(v, VectorVar)
-            else fe.IdExpr(v, dtype=v.dtype, loc=loc)
+            self.read_vector_var(v, loc) if isinstance(v, VectorVar) else self.read_member(v, loc)
             for v in frame.result
         ]
         return exprs[0] if len(exprs) == 1 else tuple(exprs)

@@ -68,7 +68,7 @@ class CacheEntry:
     arch: str = "cpu"
     flat_args: bool = True  # no vector/matrix parameters to flatten
     pick: Callable[[tuple], Any] | None = None  # runtime args from the call's args, if trivial
-    ret_layout: list[tuple[tuple[int, ...], Any]] | None = None  # set when a vector is returned
+    ret_layout: list[tuple[str, Any]] | None = None  # set when a vector or struct is returned
 
     def info(self) -> dict[str, Any]:
         return {
@@ -150,25 +150,16 @@ class Kernel:
         ]
 
     def _ret_types(self) -> list[PrimitiveType]:
-        """The kernel's return values as scalars (a vector returns its elements)."""
-        types: list[PrimitiveType] = []
-        for shape, dtype in self._ret_layout():
-            types.extend([dtype] * int(np.prod(shape, dtype=int)))
-        return types
+        """The kernel's return values as scalars (vectors and structs return their elements)."""
+        return [t for item in self._ret_layout() for t in _scalar_types(item)]
 
-    def _ret_layout(self) -> list[tuple[tuple[int, ...], PrimitiveType]]:
-        """(shape, dtype) of each declared return value; scalars have shape ()."""
+    def _ret_layout(self) -> list[tuple[str, Any]]:
+        """Each declared return value: ("scalar", dtype), ("matrix", (shape, dtype)) or
+        ("struct", struct type)."""
         ret = resolve_annotation(self.fn, self._ret_annotation)
         if ret is None or ret is inspect.Signature.empty:
             return []
-        layout = []
-        for r in ret if isinstance(ret, (tuple, list)) else (ret,):
-            if hasattr(r, "_ti_matrix_type"):
-                shape, elem = r._ti_matrix_type
-                layout.append((tuple(shape), to_dtype(elem or float)))
-            else:
-                layout.append(((), to_dtype(r)))
-        return layout
+        return [_ret_item(r) for r in (ret if isinstance(ret, (tuple, list)) else (ret,))]
 
     def _key(self, args: tuple, specs: list[ParamSpec]) -> tuple:
         key = []
@@ -258,7 +249,7 @@ class Kernel:
             result,
             runtime_positions=positions,
             flat_args=all(s.kind != "matrix" for s in specs),
-            ret_layout=layout if any(shape for shape, _ in layout) else None,
+            ret_layout=layout if any(kind != "scalar" for kind, _ in layout) else None,
             arch=program.config.arch,
             pick=_picker(positions) if all(s.kind in _PLAIN for s in specs) else None,
         )
@@ -430,19 +421,45 @@ def _flatten_args(args: tuple, specs: list[ParamSpec], positions: tuple[int, ...
     return out
 
 
-def _pack_returns(values: tuple, layout: list[tuple[tuple[int, ...], Any]]) -> Any:
+def _ret_item(annotation: Any) -> tuple[str, Any]:
+    if hasattr(annotation, "_ti_struct_type"):
+        return ("struct", annotation._ti_struct_type)
+    if hasattr(annotation, "_ti_matrix_type"):
+        shape, elem = annotation._ti_matrix_type
+        return ("matrix", (tuple(shape), to_dtype(elem or float)))
+    return ("scalar", to_dtype(annotation))
+
+
+def _scalar_types(item: tuple[str, Any]) -> list[PrimitiveType]:
+    kind, payload = item
+    if kind == "scalar":
+        return [payload]
+    if kind == "matrix":
+        shape, dtype = payload
+        return [dtype] * int(np.prod(shape, dtype=int))
+    from tistudio.lang.struct import leaf_types
+
+    return [t for _, leaf in leaf_types(payload) for t in _scalar_types(_ret_item(leaf))]
+
+
+def _pack_returns(values: tuple, layout: list[tuple[str, Any]]) -> Any:
     from tistudio.lang.matrix import Matrix
+    from tistudio.lang.struct import pack_struct
 
     out: list[Any] = []
     pos = 0
-    for shape, dtype in layout:
-        count = int(np.prod(shape, dtype=int))
-        if shape:
-            data = np.array(values[pos : pos + count], dtype=dtype.numpy_name).reshape(shape)
-            out.append(Matrix(data))
-        else:
-            out.append(values[pos])
+    for item in layout:
+        count = len(_scalar_types(item))
+        chunk = list(values[pos : pos + count])
         pos += count
+        kind, payload = item
+        if kind == "scalar":
+            out.append(chunk[0])
+        elif kind == "matrix":
+            shape, dtype = payload
+            out.append(Matrix(np.array(chunk, dtype=dtype.numpy_name).reshape(shape)))
+        else:
+            out.append(pack_struct(payload, chunk))
     return out[0] if len(out) == 1 else tuple(out)
 
 
