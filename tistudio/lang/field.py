@@ -81,6 +81,10 @@ class Field:
             raise RuntimeError("this field belongs to a program that ti.init()/ti.reset() ended")
         snode = self._ti_place_snode
         tree = self._program.tree_of(snode)
+        if _is_blocked(snode):  # nested blocks along one axis: no strided view exists
+            flat = tree.buffer.view(numpy_dtype(self.dtype))
+            self._view_cache = _GatherView(flat, _element_offsets(snode) // flat.itemsize)
+            return self._view_cache
         offset, strides = _layout_of(snode)
         self._view_cache = np.ndarray(
             self.shape, numpy_dtype(self.dtype), tree.buffer, offset, strides
@@ -148,9 +152,46 @@ def _layout_of(snode: SNode) -> tuple[int, tuple[int, ...]]:
                     strides[axis] = level_stride
                 level_stride *= size
     offset += snode.offset_in_parent_cell
-    if _is_blocked(snode):
-        raise NotImplementedError("Python-scope access to nested dense layouts is not supported")
     return offset, tuple(strides)
+
+
+def _element_offsets(snode: SNode) -> np.ndarray:
+    """Byte offset of every element (an array of the field's shape), for any dense layout:
+    at each level, the cell index is the row-major combination of that level's share of each
+    axis index, `(index // sizes of deeper levels) % size of this level` (as `lower_access`)."""
+    shape = snode.shape
+    index = np.indices(shape, dtype=np.int64) if shape else np.zeros((0,), np.int64)
+    path = snode.path()[1:]
+    deeper = [[1] * len(shape) for _ in path]
+    for level in range(len(path) - 2, -1, -1):
+        deeper[level] = list(deeper[level + 1])
+        for axis, size in zip(path[level + 1].axes, path[level + 1].sizes):
+            deeper[level][axis] *= size
+    offsets = np.zeros(shape, np.int64)
+    for level, node in enumerate(path):
+        offsets += node.offset_in_parent_cell
+        if node.type == "dense":
+            cell = np.zeros(shape, np.int64)
+            for axis, size in zip(node.axes, node.sizes):
+                cell = cell * size + (index[axis] // deeper[level][axis]) % size
+            offsets += cell * node.cell_size
+    return offsets
+
+
+class _GatherView:
+    """NumPy-like access to a field whose elements are not evenly strided in memory."""
+
+    def __init__(self, flat: np.ndarray, positions: np.ndarray) -> None:
+        self.flat, self.positions = flat, positions
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.flat[self.positions[key]]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.flat[self.positions[key]] = value
+
+    def copy(self) -> np.ndarray:
+        return self.flat[self.positions]
 
 
 def _is_blocked(snode: SNode) -> bool:
