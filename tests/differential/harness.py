@@ -37,6 +37,14 @@ CASE_MODULES = (
     "cases_atomics",
     "cases_static",
     "cases_programs",
+    "cases_vectors",
+    "cases_matrices",
+    "cases_math_vec",
+    "cases_vector_fields",
+    "cases_structs",
+    "cases_vec_returns",
+    "cases_ndarrays_vec",
+    "cases_snodes",
 )
 
 RTOL_F32 = 1e-6
