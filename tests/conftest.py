@@ -5,3 +5,5 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("TISTUDIO_VERIFY_IR", "1")
+# nothing on the user's disk: tests of the offline cache turn it on in a temporary folder
+os.environ.setdefault("TISTUDIO_OFFLINE_CACHE", "0")

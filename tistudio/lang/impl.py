@@ -64,10 +64,16 @@ def init(
     default_fp: Any = None,
     default_ip: Any = None,
     cpu_max_num_threads: int | None = None,
-    offline_cache: bool = True,
+    offline_cache: bool | None = None,
+    offline_cache_file_path: str | None = None,
     **kwargs: Any,
 ) -> None:
-    """Start a fresh program (`ti.init`). Fields and kernels compiled before are dropped."""
+    """Start a fresh program (`ti.init`). Fields and kernels compiled before are dropped.
+
+    The offline (disk) cache of compiled kernels is on unless `offline_cache=False` or the
+    environment says `TISTUDIO_OFFLINE_CACHE=0`; it lives in `offline_cache_file_path`, else
+    `$TISTUDIO_OFFLINE_CACHE_FILE_PATH`, else `~/.cache/tistudio`, and is kept under
+    `offline_cache_max_size` bytes (default 100 MiB) by least-recently-used cleaning."""
     reset()
     arch_name = getattr(arch, "name", arch) or "cpu"
     if arch_name not in ARCHES:
@@ -91,6 +97,7 @@ def init(
         fast_math=bool(kwargs.pop("fast_math", True)),
     )
     program = Program(config)
+    program.offline_cache = _offline_cache(offline_cache, offline_cache_file_path, kwargs)
     _runtime.program = program
     # default_fp/ip go through to_dtype, which needs a current program to exist
     if default_fp is not None or default_ip is not None:
@@ -99,6 +106,20 @@ def init(
             default_fp=to_dtype(default_fp) if default_fp is not None else config.default_fp,
             default_ip=to_dtype(default_ip) if default_ip is not None else config.default_ip,
         )
+
+
+def _offline_cache(enabled: bool | None, path: str | None, kwargs: dict) -> Any:
+    from tistudio.runtime.offline_cache import DEFAULT_MAX_BYTES, OfflineCache, default_path
+
+    max_bytes = int(kwargs.pop("offline_cache_max_size", DEFAULT_MAX_BYTES))
+    factor = float(kwargs.pop("offline_cache_cleaning_factor", 0.25))
+    if enabled is None:
+        flag = os.environ.get("TISTUDIO_OFFLINE_CACHE", "1").strip().lower()
+        enabled = flag not in ("0", "false", "off", "no")
+    if not enabled:
+        return None
+    path = path or os.environ.get("TISTUDIO_OFFLINE_CACHE_FILE_PATH") or default_path()
+    return OfflineCache(path, max_bytes, factor)
 
 
 def reset() -> None:

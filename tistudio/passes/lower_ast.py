@@ -41,6 +41,7 @@ from tistudio.ir.statements import (
 )
 from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.ir.types import PointerType, i32, u1
+from tistudio.passes import ndrange
 from tistudio.passes.context import PassContext
 
 
@@ -109,6 +110,7 @@ class _Lowerer:
         self.add(Return([self.expr(v) for v in s.values]), s.loc)
 
     def lower_FrontendFor(self, s: fe.FrontendFor) -> None:
+        depth = len(self.out)
         if s.snode is not None:
             loop: Stmt = StructFor(s.snode.parent)
             self.add(loop, s.loc)
@@ -128,32 +130,12 @@ class _Lowerer:
             )
         for stmt in s.body:
             getattr(self, f"lower_{type(stmt).__name__}")(stmt)
-        self.out.pop()
+        del self.out[depth:]
 
     def lower_ndrange(self, s: fe.FrontendFor) -> Stmt:
-        """`for i, j in ndrange((a, b), (c, d))` loops once over the product of the extents;
-        `i` and `j` are recovered from the flat index with division and remainder."""
-        zero = self.add(Const(0, ret_type=i32), s.loc)
-        begins, extents = [], []
-        for b, e in s.ranges:
-            begin, end = self.expr(b), self.expr(e)
-            diff = self.add(BinaryOp(BinaryOpType.sub, end, begin, ret_type=i32), s.loc)
-            extents.append(self.add(BinaryOp(BinaryOpType.max, diff, zero, ret_type=i32), s.loc))
-            begins.append(begin)
-        total = extents[0]
-        for ext in extents[1:]:
-            total = self.add(BinaryOp(BinaryOpType.mul, total, ext, ret_type=i32), s.loc)
-        loop = self.add(RangeFor(zero, total, serialize=not s.parallel), s.loc)
-        self.out.append(loop.body)
-        flat = self.add(LoopIndex(loop, 0, ret_type=i32), s.loc)
-        for k in reversed(range(len(extents))):
-            idx = flat
-            if k > 0:
-                idx = self.add(BinaryOp(BinaryOpType.mod, flat, extents[k], ret_type=i32), s.loc)
-                flat = self.add(BinaryOp(BinaryOpType.div, flat, extents[k], ret_type=i32), s.loc)
-            value = self.add(BinaryOp(BinaryOpType.add, begins[k], idx, ret_type=i32), s.loc)
-            self.loop_vars[id(s.loop_var_exprs[k])] = value
-        return loop
+        """`for i, j in ndrange(...)`: the loops `passes/ndrange.py` chooses (it leaves one
+        open block per loop on `self.out`)."""
+        return ndrange.lower(self, s)
 
     # --- expressions -----------------------------------------------------------------------
 

@@ -76,6 +76,7 @@ class PassRunner:
         self.record = record or self.publish
         self.records: list[PassRecord] = []
         self.verify = ctx.config.verify_passes or ctx.config.debug
+        self.timings: dict[str, float] = {}  # ms per pass or simplify group, and rounds
 
     def snapshot(self, name: str, doc: str, ms: float, changed: bool = True) -> None:
         if not (self.record or self.echo):
@@ -95,17 +96,21 @@ class PassRunner:
         changed = bool(module.run(self.kernel, self.ctx))
         ms = (time.perf_counter() - start) * 1e3
         name = label or _short_name(module)
+        self.timings[name] = self.timings.get(name, 0.0) + ms
         if self.verify:
             verify(self.kernel, after=name, typed=typed)
         self.snapshot(name, _doc(module), ms, changed)
         return changed
 
     def simplify(self, label: str) -> None:
-        for _ in range(MAX_SIMPLIFY_ROUNDS):
+        start = time.perf_counter()
+        for rounds in range(1, MAX_SIMPLIFY_ROUNDS + 1):
             changed = False
             for module in SIMPLIFY:
                 changed |= self.run_quiet(module, f"{_short_name(module)} ({label})")
             if not changed:
+                self.timings[label] = (time.perf_counter() - start) * 1e3
+                self.timings[f"{label} rounds"] = rounds
                 return
         raise InternalCompilerError(f"simplify did not reach a fixed point in {label}")
 
@@ -126,9 +131,13 @@ def compile_to_final_ir(
     ctx: PassContext,
     record: bool = False,
     echo: Callable[[str], None] | None = None,
+    timings: dict[str, float] | None = None,
 ) -> list[PassRecord]:
-    """Run the whole pipeline on `kernel` (frontend IR in, final IR out); return the records."""
+    """Run the whole pipeline on `kernel` (frontend IR in, final IR out); return the records.
+    `timings`, if given, receives ms per pass and per simplify group (and its rounds)."""
     runner = PassRunner(kernel, ctx, record, echo)
+    if timings is not None:
+        runner.timings = timings
     runner.snapshot("initial IR", "The frontend IR built from the Python AST.", 0.0)
     runner.run(lower_ast, typed=False)
     runner.run(type_check)

@@ -19,6 +19,8 @@ from tistudio.ir.config import CompileConfig
 from tistudio.ir.snode import SNode, finalize_layout
 from tistudio.ir.stmt import Kernel
 from tistudio.passes.context import PassContext
+from tistudio.runtime import offline_cache
+from tistudio.runtime.offline_cache import OfflineCache, RuntimeSlot
 
 if TYPE_CHECKING:
     from tistudio.passes.pipeline import PassRecord
@@ -43,11 +45,13 @@ class CompileResult:
     executable: Any
     records: list[PassRecord]
     warnings: list[tuple[str, object]]
-    final_ir: Kernel
+    final_ir: Kernel | None  # None when the code came from the offline cache
     frontend_ms: float = 0.0
     passes_ms: float = 0.0
     backend_ms: float = 0.0
     written_snodes: list[SNode] = field(default_factory=list)
+    cache: str = "off"  # the offline cache: "off" (bypassed), "miss" or "hit"
+    stage_ms: dict[str, float] = field(default_factory=dict)  # pass groups, LLVM stages
 
 
 class Program:
@@ -61,6 +65,7 @@ class Program:
         self._pending: SNode | None = None
         self.kernel_counter = 0
         self._backend: Any = None
+        self.offline_cache: OfflineCache | None = None  # set by ti.init
 
     # --- SNodes and memory -----------------------------------------------------------------
 
@@ -110,21 +115,37 @@ class Program:
             from tistudio.backends.llvm.backend import default_backend
 
             self._backend = default_backend()
+            if self.offline_cache is not None:  # the thread pool's runtime is cached too
+                self._backend.runtime_cache = RuntimeSlot(self.offline_cache, self._backend)
         return self._backend
 
     def compile(
-        self, kernel: Kernel, record: bool = False, echo: Callable[[str], None] | None = None
+        self,
+        kernel: Kernel,
+        record: bool = False,
+        echo: Callable[[str], None] | None = None,
+        source: str = "",
     ) -> CompileResult:
-        """Run the pass pipeline on the frontend IR `kernel`, then the back end."""
+        """Run the pass pipeline on the frontend IR `kernel`, then the back end; or, when the
+        offline cache has this kernel (`source` is its Python text, part of the key), load it."""
         from tistudio.passes.pipeline import compile_to_final_ir
 
+        found = offline_cache.lookup(self, kernel, source, bypass=record or echo is not None)
+        if found.result is not None:
+            found.result.backend_ms = found.ms
+            return found.result
         ctx = PassContext(self.config)
         start = time.perf_counter()
-        records = compile_to_final_ir(kernel, ctx, record=record, echo=echo)
+        stages: dict[str, float] = {}
+        records = compile_to_final_ir(kernel, ctx, record=record, echo=echo, timings=stages)
         mid = time.perf_counter()
-        executable = self.backend.compile(kernel, self.config)
+        if found.key is None:
+            executable = self.backend.compile(kernel, self.config)
+        else:
+            executable = self.backend.compile(kernel, self.config, cache_key=found.key)
         end = time.perf_counter()
-        return CompileResult(
+        stages.update(getattr(getattr(executable, "compiled", None), "stage_ms", {}))
+        result = CompileResult(
             executable,
             records,
             ctx.warnings,
@@ -132,7 +153,11 @@ class Program:
             passes_ms=(mid - start) * 1e3,
             backend_ms=(end - mid) * 1e3,
             written_snodes=written_snodes(kernel),
+            cache="off" if found.key is None else "miss",
+            stage_ms=stages,
         )
+        found.save(result)
+        return result
 
     def sync(self) -> None:
         """CPU launches are synchronous; nothing to wait for."""

@@ -14,6 +14,8 @@ import itertools
 import os
 import re
 import threading
+import time
+from typing import Any
 
 from tistudio.backends.llvm.codegen import build_module
 from tistudio.backends.llvm.context import ContextLayout
@@ -22,6 +24,7 @@ from tistudio.backends.llvm.jit import JitEngine
 from tistudio.backends.llvm.launcher import build_launcher
 from tistudio.backends.llvm.native_pool import NATIVE_GRAIN, NativeThreadPool
 from tistudio.backends.llvm.runtime_ir import native_pool_supported
+from tistudio.backends.llvm.spec import KernelSpec
 from tistudio.backends.llvm.thread_pool import MIN_GRAIN, ThreadPool
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Kernel
@@ -42,6 +45,9 @@ class CpuBackend:
         self._pool: ThreadPool | NativeThreadPool | None = None
         self._lock = threading.RLock()
         self._kernel_ids = itertools.count()
+        self._fingerprint: str | None = None
+        # where the pool's runtime object code is cached (`runtime.offline_cache.RuntimeSlot`)
+        self.runtime_cache: Any = None
 
     @property
     def jit(self) -> JitEngine:
@@ -55,22 +61,56 @@ class CpuBackend:
         with self._lock:
             if self._pool is None:
                 if self.native:
-                    self._pool = NativeThreadPool(self.num_threads, self.jit, self.grain)
+                    self._pool = NativeThreadPool(
+                        self.num_threads, self.jit, self.grain, self.runtime_cache
+                    )
                 else:
                     self._pool = ThreadPool(self.num_threads, self.grain)
             return self._pool
 
-    def compile(self, kernel: Kernel, config: CompileConfig) -> CpuExecutable:
-        """Final IR of `kernel` -> a launchable `CpuExecutable`."""
+    def compile(
+        self, kernel: Kernel, config: CompileConfig, cache_key: str | None = None
+    ) -> CpuExecutable:
+        """Final IR of `kernel` -> a launchable `CpuExecutable`. With a `cache_key` (the disk
+        cache's key), symbol names derive from it, so that object code saved under that key
+        can be loaded into any later process without clashing with other kernels."""
         layout = ContextLayout.of(kernel)
-        prefix = f"{re.sub(r'[^0-9A-Za-z_]', '_', kernel.name)}_{next(self._kernel_ids)}"
-        jit = self.jit
+        unique = cache_key[:16] if cache_key else str(next(self._kernel_ids))
+        prefix = f"{re.sub(r'[^0-9A-Za-z_]', '_', kernel.name)}_{unique}"
+        jit, pool = self.jit, self.pool  # started first: not part of this kernel's time
+        start = time.perf_counter()
         module, functions = build_module(kernel, config, layout, prefix, jit.vector_library)
-        pool = self.pool
         if isinstance(pool, NativeThreadPool):
-            functions.append(build_launcher(module, kernel, functions, config.cpu_max_num_threads))
+            threads = config.cpu_max_num_threads
+            functions.append(build_launcher(module, kernel, functions, threads, pool.grain))
+        codegen_ms = (time.perf_counter() - start) * 1e3
         compiled = jit.compile(module, functions, config.opt_level)
-        return CpuExecutable(kernel, config, layout, compiled, pool)
+        compiled.stage_ms = {"llvm_codegen": codegen_ms, **compiled.stage_ms}
+        spec = KernelSpec.of(kernel, layout, functions, pool.grain)
+        return CpuExecutable(spec, config, compiled, pool)
+
+    def load(self, spec: KernelSpec, object_code: bytes, config: CompileConfig) -> CpuExecutable:
+        """A `CpuExecutable` from object code and spec that `compile` made (disk cache)."""
+        compiled = self.jit.load_object(object_code, list(spec.functions))
+        return CpuExecutable(spec, config, compiled, self.pool)
+
+    def fingerprint(self) -> str:
+        """What compiled code depends on besides the kernel: target, CPU, LLVM, pool kind."""
+        if self._fingerprint is not None:
+            return self._fingerprint
+        jit = self.jit
+        self._fingerprint = "|".join(
+            (
+                jit.triple,
+                jit.cpu_name,
+                jit.cpu_features,
+                llvm_version(),
+                f"native={self.native}",
+                f"grain={self.grain}",
+                f"libmvec={jit.vector_library}",
+            )
+        )
+        return self._fingerprint
 
     def close(self) -> None:
         """Stop the pool's workers (compiled kernels stay valid; the pool restarts on demand)."""
@@ -90,3 +130,10 @@ def compile_kernel(
 ) -> CpuExecutable:
     """Compile the final IR of `kernel` for this CPU (with `backend`, or the default one)."""
     return (backend or default_backend()).compile(kernel, config)
+
+
+def llvm_version() -> str:
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    return f"llvmlite {llvmlite.__version__}, LLVM {'.'.join(map(str, llvm.llvm_version_info))}"

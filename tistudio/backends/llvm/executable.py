@@ -24,16 +24,15 @@ from tistudio.backends.llvm.context import (
     GTMP_SLOT,
     POOL_SLOT,
     SLOT_BYTES,
-    ContextLayout,
     ParamSlots,
 )
 from tistudio.backends.llvm.jit import CompiledModule
 from tistudio.backends.llvm.native_pool import NativeThreadPool
+from tistudio.backends.llvm.spec import KernelSpec, TaskSpec
 from tistudio.backends.llvm.thread_pool import ThreadPool
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import TaskType
-from tistudio.ir.statements import Offloaded
-from tistudio.ir.stmt import Kernel, Param
+from tistudio.ir.stmt import Param
 from tistudio.ir.types import PrimitiveType
 
 SERIAL_TASK = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -64,34 +63,34 @@ class CpuExecutable:
 
     def __init__(
         self,
-        kernel: Kernel,
+        spec: KernelSpec,
         config: CompileConfig,
-        layout: ContextLayout,
         compiled: CompiledModule,
         pool: ThreadPool | NativeThreadPool,
     ) -> None:
-        self.name = kernel.name
-        self.layout = layout
+        self.name = spec.name
+        self.spec = spec
+        self.layout = layout = spec.layout
         self.compiled = compiled
         self.llvm_ir = compiled.llvm_ir
         self.llvm_ir_optimized = compiled.llvm_ir_optimized
         self._buffer = (ctypes.c_int64 * layout.num_slots)()
-        self._gtmp = (ctypes.c_int64 * max(1, -(-kernel.gtmp_size // 8)))()
+        self._gtmp = (ctypes.c_int64 * max(1, -(-spec.gtmp_size // 8)))()
         self._buffer[GTMP_SLOT] = ctypes.addressof(self._gtmp)
         self.ctx = ctypes.addressof(self._buffer)
         self._lock = threading.Lock()
-        self._num_params = len(kernel.params)
-        self._setters = [self._param_setter(p, s) for p, s in zip(kernel.params, layout.params)]
+        self._num_params = len(spec.params)
+        self._setters = [self._param_setter(p, s) for p, s in zip(spec.params, layout.params)]
         self._roots = list(layout.root_slots.items())
+        self._roots_written: Sequence[int] | None = None
         self._getters = [
             _slot_accessor(self._buffer, layout.return_slot(k), t)[1]
-            for k, t in enumerate(kernel.ret_types)
+            for k, t in enumerate(spec.ret_types)
         ]
-        tasks = [t for t in kernel.body if isinstance(t, Offloaded)]
         self._pool = pool
         threads = config.cpu_max_num_threads
-        self._workers_needed = threads - 1 if _may_split(tasks, pool.grain) else 0
-        self._run = self._prepare_run(tasks, compiled.addresses, threads)
+        self._workers_needed = threads - 1 if _may_split(spec.tasks) else 0
+        self._run = self._prepare_run(spec, compiled.addresses, threads)
 
     @property
     def assembly(self) -> str:
@@ -105,14 +104,21 @@ class CpuExecutable:
         with self._lock:
             for setter, arg in zip(self._setters, args):
                 setter(arg)
-            buffer = self._buffer
-            for tree, slot in self._roots:
-                buffer[slot] = roots[tree]
+            if roots is not self._roots_written:  # a program's tree addresses never change
+                self._write_roots(roots)
             self._run()
             getters = self._getters
             if not getters:
                 return ()
             return tuple([get() for get in getters])
+
+    def _write_roots(self, roots: Sequence[int]) -> None:
+        buffer = self._buffer
+        for tree, slot in self._roots:
+            buffer[slot] = roots[tree]
+        # the list grows as later trees materialise, but entries never change: once every tree
+        # of this kernel is in it, the same list needs no rewriting
+        self._roots_written = roots
 
     # --- compile-time preparation -------------------------------------------------------------
 
@@ -124,12 +130,15 @@ class CpuExecutable:
         return _scalar_setter(self._buffer, param, slots.slot)
 
     def _prepare_run(
-        self, tasks: list[Offloaded], addresses: list[int], threads: int
+        self, spec: KernelSpec, addresses: list[int], threads: int
     ) -> Callable[[], None]:
         """What `launch` calls to run every task: with the native pool, one call of the
         kernel's native launcher (after starting workers if it may need them)."""
         pool = self._pool
+        tasks = spec.tasks
         if isinstance(pool, NativeThreadPool):
+            if not spec.has_launcher:
+                raise ValueError(f"kernel {self.name!r} was compiled without a native launcher")
             self._buffer[POOL_SLOT] = pool.state_address
             native = partial(SERIAL_TASK(addresses[len(tasks)]), self.ctx)
             return native if not self._workers_needed else partial(self._start_workers, native)
@@ -142,19 +151,20 @@ class CpuExecutable:
         run()
 
     def _runner(
-        self, task: Offloaded, address: int, pool: ThreadPool, threads: int
+        self, task: TaskSpec, address: int, pool: ThreadPool, threads: int
     ) -> Callable[[], None]:
         if task.task_type is not TaskType.range_for:
             return partial(SERIAL_TASK(address), self.ctx)
         fn = RANGE_TASK(address)
+        grain = task.grain
         if task.const_begin and task.const_end:
-            return partial(pool.parallel_for, fn, self.ctx, task.begin, task.end, threads)
+            return partial(pool.parallel_for, fn, self.ctx, task.begin, task.end, threads, grain)
         begin = self._bound(task.const_begin, task.begin)
         end = self._bound(task.const_end, task.end)
         ctx = self.ctx
 
         def run_dynamic() -> None:  # bounds written by an earlier task of this launch
-            pool.parallel_for(fn, ctx, begin(), end(), threads)
+            pool.parallel_for(fn, ctx, begin(), end(), threads, grain)
 
         return run_dynamic
 
@@ -172,12 +182,13 @@ def _run_all(runners: list[Callable[[], None]]) -> None:
         run()
 
 
-def _may_split(tasks: list[Offloaded], grain: int) -> bool:
+def _may_split(tasks: Sequence[TaskSpec]) -> bool:
     """Whether some range_for task can be long enough for the pool to split it."""
     for task in tasks:
         if task.task_type is not TaskType.range_for:
             continue
-        if not (task.const_begin and task.const_end) or task.end - task.begin >= 2 * grain:
+        long = task.end - task.begin >= 2 * task.grain
+        if not (task.const_begin and task.const_end) or long:
             return True
     return False
 

@@ -14,12 +14,18 @@ from tistudio.backends.llvm import runtime_ir as rt
 from tistudio.backends.llvm.context import GTMP_SLOT, POOL_SLOT
 from tistudio.backends.llvm.lltypes import I8, I32, I64, PTR, VOID, callee
 from tistudio.ir.ops import TaskType
-from tistudio.ir.statements import Offloaded
-from tistudio.ir.stmt import Kernel
+from tistudio.ir.statements import Const, If, Offloaded, RangeFor, While
+from tistudio.ir.stmt import Block, Kernel
+
+# Iterations assumed for an inner loop whose trip count is known only at launch (or a `while`).
+UNKNOWN_TRIPS = 256
 
 
-def build_launcher(module: ir.Module, kernel: Kernel, functions: list[str], threads: int) -> str:
-    """Add `<prefix>_launch` to `module` (after the tasks' functions); return its name."""
+def build_launcher(
+    module: ir.Module, kernel: Kernel, functions: list[str], threads: int, grain: int
+) -> str:
+    """Add `<prefix>_launch` to `module` (after the tasks' functions); return its name. Each
+    range_for task is split into chunks of at least `task_grain(task, grain)` iterations."""
     name = f"{module.name}_launch"
     launcher = ir.Function(module, ir.FunctionType(VOID, [PTR]), name)
     launcher.attributes.add("nounwind")
@@ -37,7 +43,8 @@ def build_launcher(module: ir.Module, kernel: Kernel, functions: list[str], thre
         state = _slot(b, ctx, POOL_SLOT)
         address = b.gep(state, [ir.Constant(I64, rt.RUN_ADDRESS)], source_etype=I8)
         run = callee(b, b.load(address, typ=PTR), rt.RUN_TYPE)
-        b.call(run, [state, task_fn, ctx, begin, end, ir.Constant(I32, threads)])
+        chunk = ir.Constant(I32, task_grain(task, grain))
+        b.call(run, [state, task_fn, ctx, begin, end, ir.Constant(I32, threads), chunk])
     b.ret_void()
     return name
 
@@ -51,3 +58,26 @@ def _bound(b: ir.IRBuilder, ctx: ir.Value, const: bool, value: int) -> ir.Value:
         return ir.Constant(I32, value)
     gtmp = _slot(b, ctx, GTMP_SLOT)
     return b.load(b.gep(gtmp, [ir.Constant(I64, value)], source_etype=I8), typ=I32)
+
+
+def task_grain(task: Offloaded, grain: int) -> int:
+    """Fewest iterations per chunk for range_for `task`: the pool's `grain`, which is tuned for
+    a light loop body, divided by the iterations of the inner loops of one iteration (a row
+    loop over a 2D ndrange, a `while` escape loop), so that heavy iterations still split."""
+    return max(1, grain // min(_inner_work(task.body), grain))
+
+
+def _inner_work(block: Block) -> int:
+    work = 1
+    for stmt in block:
+        if isinstance(stmt, RangeFor):
+            begin, end = stmt.begin, stmt.end
+            trips = UNKNOWN_TRIPS
+            if isinstance(begin, Const) and isinstance(end, Const):
+                trips = max(int(end.value) - int(begin.value), 1)
+            work = max(work, trips * _inner_work(stmt.body))
+        elif isinstance(stmt, While):
+            work = max(work, UNKNOWN_TRIPS * _inner_work(stmt.body))
+        elif isinstance(stmt, If):
+            work = max(work, _inner_work(stmt.true_block), _inner_work(stmt.false_block))
+    return work

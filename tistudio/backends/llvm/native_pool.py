@@ -37,6 +37,7 @@ _RUN = ctypes.CFUNCTYPE(
     ctypes.c_int32,
     ctypes.c_int32,
     ctypes.c_int32,
+    ctypes.c_int32,
 )
 _TRY_LOCK = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 _STATE_CALL = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -45,8 +46,8 @@ _STATE_CALL = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 class _Native:
     """The compiled runtime functions and the state block they share."""
 
-    def __init__(self, engine: JitEngine, grain: int) -> None:
-        compiled = engine.compile(rt.build_runtime_module(), list(rt.RUNTIME_FUNCTIONS), 3)
+    def __init__(self, engine: JitEngine, object_cache: Any = None) -> None:
+        compiled = _compile_runtime(engine, object_cache)
         self.compiled = compiled  # keeps the engine, and with it the code, alive
         address = dict(zip(rt.RUNTIME_FUNCTIONS, compiled.addresses))
         self.worker = _WORKER(address[rt.WORKER])
@@ -56,7 +57,6 @@ class _Native:
         self.stop = _STATE_CALL(address[rt.STOP])
         self.state = (ctypes.c_int64 * (rt.STATE_BYTES // 8))()
         self.address = ctypes.addressof(self.state)
-        self.i32(rt.GRAIN).value = grain
         ctypes.c_int64.from_buffer(self.state, rt.RUN_ADDRESS).value = address[rt.RUN]
 
     def i32(self, offset: int) -> ctypes.c_int32:
@@ -70,10 +70,18 @@ class _Native:
 class NativeThreadPool:
     """Fork-join over chunks of a range on persistent workers that run native code."""
 
-    def __init__(self, num_threads: int, engine: JitEngine, grain: int = NATIVE_GRAIN) -> None:
+    def __init__(
+        self,
+        num_threads: int,
+        engine: JitEngine,
+        grain: int = NATIVE_GRAIN,
+        object_cache: Any = None,
+    ) -> None:
+        """`object_cache` (optional) has `load() -> bytes | None` and `store(bytes)` for the
+        runtime's object code (`runtime.offline_cache.RuntimeSlot`)."""
         self.num_threads = max(1, num_threads)
         self.grain = max(1, grain)
-        self._native = _Native(engine, self.grain)
+        self._native = _Native(engine, object_cache)
         self._threads: list[threading.Thread] = []
         self._grow = threading.Lock()
         self.state_address = self._native.address
@@ -85,15 +93,23 @@ class NativeThreadPool:
         return len(self._threads)
 
     def parallel_for(
-        self, fn: Any, ctx: int, begin: int, end: int, threads: int | None = None
+        self,
+        fn: Any,
+        ctx: int,
+        begin: int,
+        end: int,
+        threads: int | None = None,
+        grain: int | None = None,
     ) -> None:
-        """Run `fn(ctx, lo, hi)` over chunks covering `[begin, end)`; `fn` is a ctypes
-        function pointer (or its address). Returns when all chunks are done."""
+        """Run `fn(ctx, lo, hi)` over chunks of at least `grain` (default: the pool's)
+        iterations covering `[begin, end)`; `fn` is a ctypes function pointer (or its
+        address). Returns when all chunks are done."""
         threads = threads or self.num_threads
-        if end - begin >= 2 * self.grain:
+        grain = max(1, grain or self.grain)
+        if end - begin >= 2 * grain:
             self.ensure_workers(threads - 1)
         address = fn if isinstance(fn, int) else ctypes.cast(fn, ctypes.c_void_p).value
-        self._native.run(self._native.state, address, ctx, begin, end, threads)
+        self._native.run(self._native.state, address, ctx, begin, end, threads, grain)
 
     def ensure_workers(self, count: int) -> None:
         """Start workers until there are `count` (at most `runtime_ir.MAX_WORKERS`)."""
@@ -120,6 +136,20 @@ class NativeThreadPool:
         self._grow = threading.Lock()
         for offset in (rt.NUM_WORKERS, rt.BUSY, rt.PENDING, rt.SLEEPERS, rt.CALLER_SLEEPING):
             self._native.i32(offset).value = 0
+
+
+def _compile_runtime(engine: JitEngine, object_cache: Any) -> Any:
+    functions = list(rt.RUNTIME_FUNCTIONS)
+    cached = object_cache.load() if object_cache is not None else None
+    if cached is not None:
+        try:
+            return engine.load_object(cached, functions)
+        except RuntimeError:
+            pass  # not this runtime's code after all: compile it
+    compiled = engine.compile(rt.build_runtime_module(), functions, 3)
+    if object_cache is not None:
+        object_cache.store(compiled.object_code)
+    return compiled
 
 
 def _start_worker(native: _Native, index: int) -> threading.Thread:

@@ -32,7 +32,6 @@ SLEEPERS = 132
 CALLER_SLEEPING = 136
 SHUTDOWN = 140
 NUM_WORKERS = 144
-GRAIN = 148
 RUN_ADDRESS = 152  # i64: address of `tistudio_pool_run`, for kernel launchers
 JOBS = 192  # one 64-byte line per worker: fn (ptr), ctx (ptr), lo (i32), hi (i32), ready (i32)
 JOB_BYTES = 64
@@ -52,7 +51,7 @@ _SYS_FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98}
 
 RANGE_TASK_TYPE = ir.FunctionType(VOID, [PTR, I32, I32])
 WORKER_TYPE = ir.FunctionType(VOID, [PTR, I32])
-RUN_TYPE = ir.FunctionType(VOID, [PTR, PTR, PTR, I32, I32, I32])
+RUN_TYPE = ir.FunctionType(VOID, [PTR, PTR, PTR, I32, I32, I32, I32])
 
 
 def native_pool_supported() -> bool:
@@ -242,11 +241,12 @@ def _build_worker(pb: _Builder) -> None:
 
 
 def _build_run(pb: _Builder) -> None:
-    """`void tistudio_pool_run(state, fn, ctx, begin, end, threads)`: fork-join over chunks."""
+    """`void tistudio_pool_run(state, fn, ctx, begin, end, threads, grain)`: fork-join over
+    chunks of at least `grain` iterations (each kernel's launcher passes its task's grain)."""
     b = pb.b
-    _, fn, ctx, begin, end, threads = pb.function.args
+    _, fn, ctx, begin, end, threads, grain = pb.function.args
     n = b.sub(b.sext(end, I64), b.sext(begin, I64))
-    chunks = _min(b, b.sdiv(n, b.zext(pb.load(GRAIN, "monotonic"), I64)), b.sext(threads, I64))
+    chunks = _min(b, b.sdiv(n, b.zext(grain, I64)), b.sext(threads, I64))
     blocks = ("empty", "some", "inline", "lock", "locked", "fork")
     empty, some, inline, try_lock, locked, fork = (pb.block(x) for x in blocks)
     one = ir.Constant(I64, 1)

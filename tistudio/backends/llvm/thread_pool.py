@@ -73,13 +73,20 @@ class ThreadPool:
         self._pid = os.getpid()
 
     def parallel_for(
-        self, fn: RangeTask, ctx: int, begin: int, end: int, threads: int | None = None
+        self,
+        fn: RangeTask,
+        ctx: int,
+        begin: int,
+        end: int,
+        threads: int | None = None,
+        grain: int | None = None,
     ) -> None:
-        """Run `fn(ctx, lo, hi)` over chunks covering `[begin, end)`; return when all are done."""
+        """Run `fn(ctx, lo, hi)` over chunks of at least `grain` (default: the pool's)
+        iterations covering `[begin, end)`; return when all are done."""
         n = end - begin
         if n <= 0:
             return
-        chunks = min(threads or self.num_threads, n // self.grain)
+        chunks = min(threads or self.num_threads, n // max(1, grain or self.grain))
         if chunks <= 1 or not self._busy.acquire(blocking=False):
             fn(ctx, begin, end)
             return
