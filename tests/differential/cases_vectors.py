@@ -338,3 +338,28 @@ def case_vector_in_loops_and_branches(ti):
 
     walk()
     return {"pos": pos.to_numpy(), "steps": steps.to_numpy()}
+
+
+def case_vector_lists_and_python_casts(ti):
+    """Python lists where Taichi takes vectors: `f[i] = [a, b]` into a vector field element,
+    `ti.Vector(list)`; Python's `int(v)` / `float(v)` cast every component (mpm88 writes
+    `base = int(Xp - 0.5)`), as do `ti.cast(v, ...)` and `ti.floor(v, int)`."""
+    ti.init(arch=ti.cpu)
+    f = ti.Vector.field(2, ti.f32, shape=3)
+    base = ti.Vector.field(2, ti.i32, shape=3)
+    back = ti.Vector.field(2, ti.f32, shape=2)
+
+    @ti.kernel
+    def run(s: ti.f32):
+        f[0] = [0, 0]
+        f[1] = [s, 2 * s]
+        f[2] = ti.Vector([1, 2]) * s
+        x = ti.Vector([2.75, -1.25]) * s
+        base[0] = int(x - 0.5)
+        base[1] = ti.cast(x, ti.i32)
+        base[2] = ti.floor(x, int)
+        back[0] = float(base[0]) / 4
+        back[1] = ti.cast(base[1], ti.f32) / 4
+
+    run(1.5)
+    return {"f": f.to_numpy(), "base": base.to_numpy(), "back": back.to_numpy()}
