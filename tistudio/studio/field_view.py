@@ -181,8 +181,9 @@ class FieldView(anywidget.AnyWidget):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict) and self._last is not None:
-            bundle["text/html"] = self.static_html()
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if isinstance(data, dict) and self._last is not None:
+            data["text/html"] = self.static_html()
         return bundle
 
     def static_html(self) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import textwrap
 import pathlib
+import textwrap
 from typing import Any
 
 import anywidget

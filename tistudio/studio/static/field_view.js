@@ -41,8 +41,19 @@ function valueAt(model, raw, k) {
   return lo + (c * (hi > lo ? hi - lo : 1)) / LEVELS;
 }
 
+const paletteMemo = { key: "", value: null };
+
 function palette(model) {
   // 256 RGBA colours for u8 codes: the colour map for 0..LEVELS, then NaN and Inf colours
+  const key = model.get("cmap") + "/" + model.get("cmaps").join(",");
+  if (paletteMemo.key !== key) {
+    paletteMemo.value = makePalette(model);
+    paletteMemo.key = key;
+  }
+  return paletteMemo.value;
+}
+
+function makePalette(model) {
   const luts = model.get("luts");
   const index = Math.max(0, model.get("cmaps").indexOf(model.get("cmap")));
   const lut = new Uint8Array(luts.buffer, luts.byteOffset + index * 768, 768);
@@ -80,28 +91,49 @@ function plane(model) {
   return [shape[a], shape[b], (i, j) => k * strides[axis] + i * strides[a] + j * strides[b]];
 }
 
-function paintHeat(canvas, model, raw) {
-  const [ni, nj, at] = plane(model);
+function colourPixels(model, raw, px, ni, nj) {
+  // px[(nj-1-j)*ni + i] = colour of element (i, j): i to the right, j up
   const colours = palette(model);
-  const image = new ImageData(ni, nj);
-  const px = new Uint32Array(image.data.buffer);
   const u8 = model.get("encoding") === "u8";
   const lo = model.get("vmin"), hi = model.get("vmax"), scale = LEVELS / (hi > lo ? hi - lo : 1);
+  if (model.get("shape").length === 2) {
+    for (let i = 0; i < ni; i++) {
+      const base = i * nj;
+      let out = (nj - 1) * ni + i;
+      for (let j = 0; j < nj; j++, out -= ni) {
+        const v = raw[base + j];
+        px[out] = colours[u8 ? v : codeOf(v, lo, scale)];
+      }
+    }
+    return;
+  }
+  const at = plane(model)[2];
   for (let i = 0; i < ni; i++) {
     for (let j = 0; j < nj; j++) {
       const v = raw[at(i, j)];
       px[(nj - 1 - j) * ni + i] = colours[u8 ? v : codeOf(v, lo, scale)];
     }
   }
+}
+
+function paintHeat(canvas, model, raw, cache) {
+  const [ni, nj] = plane(model);
+  if (!cache.image || cache.image.width !== ni || cache.image.height !== nj) {
+    cache.image = new ImageData(ni, nj);
+    cache.off = new OffscreenCanvas(ni, nj);
+  }
+  colourPixels(model, raw, new Uint32Array(cache.image.data.buffer), ni, nj);
   const zoom = Math.max(1, Math.floor(MAX_SIDE / Math.max(ni, nj)));
   const fit = Math.min(1, MAX_SIDE / Math.max(ni, nj));
-  canvas.width = Math.round(ni * zoom * fit);
-  canvas.height = Math.round(nj * zoom * fit);
-  const off = new OffscreenCanvas(ni, nj);
-  off.getContext("2d").putImageData(image, 0, 0);
+  const width = Math.round(ni * zoom * fit), height = Math.round(nj * zoom * fit);
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  }
+  cache.off.getContext("2d").putImageData(cache.image, 0, 0);
   const ctx = canvas.getContext("2d");
   ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(off, 0, 0, canvas.width, canvas.height);
+  ctx.drawImage(cache.off, 0, 0, canvas.width, canvas.height);
   if (model.get("vector") && model.get("show_arrows")) paintArrows(ctx, model, ni, nj, canvas);
 }
 
@@ -176,6 +208,12 @@ function paintLine(canvas, model, raw) {
 // --- colour bar, statistics, tooltip ------------------------------------------------------
 
 function paintColorbar(bar, labels, model, height) {
+  const mid = (model.get("vmin") + model.get("vmax")) / 2;
+  const tiny = Math.abs(mid) < 1e-4 * Math.max(1e-30, model.get("vmax") - model.get("vmin"));
+  labels.replaceChildren(h("span", "", fmt(model.get("vmax"))), h("span", "", tiny ? "0" : fmt(mid)), h("span", "", fmt(model.get("vmin"))));
+  const key = model.get("cmap") + ":" + height;
+  if (bar.dataset.key === key) return;
+  bar.dataset.key = key;
   bar.width = 14;
   bar.height = height;
   const colours = palette(model), ctx = bar.getContext("2d");
@@ -185,7 +223,6 @@ function paintColorbar(bar, labels, model, height) {
     ctx.fillStyle = `rgb(${px[4 * c]},${px[4 * c + 1]},${px[4 * c + 2]})`;
     ctx.fillRect(0, y, 14, 1);
   }
-  labels.replaceChildren(h("span", "", fmt(model.get("vmax"))), h("span", "", fmt((model.get("vmin") + model.get("vmax")) / 2)), h("span", "", fmt(model.get("vmin"))));
 }
 
 function paintStats(box, model, fps) {
@@ -315,7 +352,7 @@ export default {
     el.classList.add("tistudio", "tistudio-field");
     el.dataset.frame = "0";
     el.dataset.painted = "0";
-    const state = { paused: false, raw: null, pending: false, painted: 0, times: [] };
+    const state = { paused: false, raw: null, pending: false, painted: 0, times: [], cache: {} };
     const body = h("div", "ti-body");
     const redraw = () => {
       if (!state.pending) {
@@ -338,8 +375,9 @@ export default {
       if (!state.raw) return;
       const oneD = model.get("shape").length === 1;
       if (oneD) paintLine(canvas, model, state.raw);
-      else paintHeat(canvas, model, state.raw);
+      else paintHeat(canvas, model, state.raw, state.cache);
       cbar.style.display = oneD ? "none" : "";
+      tools.cmap.style.display = oneD ? "none" : "";
       if (!oneD) paintColorbar(bar, labels, model, canvas.height);
       const now = performance.now();
       state.times = [...state.times.filter((t) => now - t < 1000), now];

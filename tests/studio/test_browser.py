@@ -1,0 +1,195 @@
+"""The widgets in a real JupyterLab, driven by Playwright through Debian's chromium.
+
+Each test writes a notebook, runs all its cells and checks the DOM markers the widgets set
+(`data-ready`, `data-frame`, `data-status`, ...). A screenshot of every widget is saved under
+test-artifacts/studio/.
+"""
+
+from __future__ import annotations
+
+import time
+import zipfile
+
+from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+SETUP = "%load_ext tistudio\nimport tistudio as ti\nimport numpy as np\nimport time"
+KERNEL_CELL = """%%ti_kernel --show passes,cache,fields,source,export
+x = ti.field(ti.f32, shape=(96, 96))
+
+@ti.func
+def bump(v):
+    return v * v
+
+def paint(t: ti.f32, scale: ti.f32):
+    for i, j in x:
+        u = i * 0.08 + t
+        x[i, j] = ti.sin(u) * ti.cos(j * 0.11 - t) + bump(scale) * 0.0
+
+paint(0.0, 1.0)
+paint(0.3, 1.0)
+"""
+LIVE_CELL = """y = ti.field(ti.f32, shape=(512, 512), name="y")
+
+@ti.kernel
+def wave(t: ti.f32):
+    for i, j in y:
+        y[i, j] = ti.sin(i * 0.03 + t) * ti.cos(j * 0.021 - 0.7 * t)
+
+wave(0.0)
+from tistudio.studio import view
+w = view(y, cmap="magma")
+w"""
+LOOP_CELL = """t0 = time.monotonic()
+k = 0
+while time.monotonic() - t0 < 3.0:
+    wave(k * 0.05)
+    k += 1
+    time.sleep(0.004)
+print("frames sent", w.frame)"""
+
+
+def run_all(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(
+        1, timeout=60_000
+    )
+    accept = page.locator(".jp-Dialog .jp-mod-accept")  # "Select Kernel", when JupyterLab asks
+    try:
+        accept.wait_for(timeout=5_000)
+        accept.click()
+    except PlaywrightTimeout:
+        pass
+    # start the command without waiting for its promise (it settles only when all cells ran)
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+
+def test_panel_renders_and_pass_diff_highlights_lines(lab, page: Page, artifacts):
+    run_all(page, lab.notebook("panel.ipynb", [SETUP, KERNEL_CELL]))
+    explorer = page.locator(".tistudio-passes")
+    expect(explorer).to_have_attribute("data-ready", "1", timeout=60_000)
+    expect(explorer.locator(".ti-pass").first).to_be_visible(timeout=30_000)
+    expect(page.locator(".tistudio-header .ti-chip")).to_have_text(["paint"])
+    rows = page.locator(".tistudio-cache tr.ti-cache-row")
+    expect(rows).to_have_count(1, timeout=30_000)
+    expect(rows.first).to_have_attribute("data-hits", "1")
+    # pick a pass that changed the IR, look at its diff
+    changed = explorer.locator(".ti-pass", has=page.locator(".ti-delta .a:not(:empty)")).nth(1)
+    changed.click()
+    explorer.locator(".ti-tab[data-tab='diff']").click()
+    expect(explorer).to_have_attribute("data-tab", "diff")
+    expect(explorer.locator(".ti-code.ti-ir .ti-line.add").first).to_be_visible()
+    # a statement's Python line, and back
+    explorer.locator(".ti-code.ti-ir .ti-line[data-src]").nth(4).click()
+    expect(explorer.locator(".ti-source .ti-line.linked")).to_have_count(1)
+    linked = explorer.get_attribute("data-linked")
+    explorer.locator(f".ti-source .ti-line[data-src='{linked}']").click()  # toggles off
+    explorer.locator(".ti-source .ti-line", has_text="x[i, j] =").click()
+    expect(explorer.locator(".ti-code.ti-ir .ti-line.linked").first).to_be_visible()
+    # keyboard: down and up between passes
+    explorer.locator(".ti-pass.selected").click()
+    before = int(explorer.get_attribute("data-pass"))
+    page.keyboard.press("ArrowDown")
+    expect(explorer).to_have_attribute("data-pass", str(before + 1))
+    page.keyboard.press("k")
+    expect(explorer).to_have_attribute("data-pass", str(before))
+    explorer.locator(".ti-tab[data-tab='wgsl']").click()
+    expect(explorer.locator(".ti-message")).to_contain_text("WebGPU back end not available")
+    explorer.locator(".ti-tab[data-tab='diff']").click()
+    explorer.screenshot(path=artifacts / "pass_explorer.png")
+    page.locator(".tistudio-cache").screenshot(path=artifacts / "cache_view.png")
+    page.locator(".tistudio-panel").screenshot(path=artifacts / "panel.png")
+    export = page.locator(".tistudio-export")
+    expect(export.locator(".ti-status")).to_have_attribute("data-status", "unavailable")
+    expect(export.locator(".ti-status")).to_contain_text("AOT export is not available yet")
+    expect(export.locator(".ti-export-button")).to_be_disabled()
+
+
+def test_field_view_updates_live_during_a_running_loop(lab, page: Page, artifacts):
+    run_all(page, lab.notebook("live.ipynb", [SETUP, LIVE_CELL, LOOP_CELL]))
+    field = page.locator(".tistudio-field")
+    expect(field).to_have_attribute("data-ready", "1", timeout=60_000)
+    busy = page.locator(".jp-Notebook-ExecutionIndicator[data-status='busy']")
+    expect(busy).to_have_count(1, timeout=30_000)
+    page.wait_for_function(
+        "document.querySelector('.tistudio-field').dataset.frame > 3", timeout=30_000
+    )
+    painted0, t0 = int(field.get_attribute("data-painted")), time.monotonic()
+    page.wait_for_timeout(1500)
+    painted1, t1 = int(field.get_attribute("data-painted")), time.monotonic()
+    assert busy.count() == 1, "the loop ended before the measurement did"
+    rate = (painted1 - painted0) / (t1 - t0)
+    print(f"field view: {rate:.1f} frames/s painted for 512x512 during the loop")
+    assert rate >= 20, f"{rate:.1f} frames/s painted for 512x512"
+    field.locator(".ti-canvas").hover(position={"x": 100, "y": 60})
+    expect(field.locator(".ti-tip")).to_contain_text("y[")
+    field.screenshot(path=artifacts / "field_view_2d.png")
+    field.locator(".ti-pause").click()
+    expect(field).to_have_attribute("data-paused", "1")
+    frozen = field.get_attribute("data-painted")
+    page.wait_for_timeout(400)
+    assert field.get_attribute("data-painted") == frozen
+    field.locator(".ti-pause").click()
+
+
+VIEWS_CELL = """from tistudio.studio import view
+g = np.mgrid[0:64, 0:64].astype(np.float32) - 32
+vec = np.stack([-g[1], g[0]], axis=-1) / 32
+vec[10, 10] = np.nan
+v2 = view(vec, vector=True, title="swirl", cmap="viridis")
+line = np.sin(np.linspace(0, 12, 400)).astype(np.float32)
+line[200] = np.inf
+v1 = view(line, title="line")
+vol = np.sin(np.mgrid[0:32, 0:48, 0:40].astype(np.float32).sum(axis=0) * 0.1)
+v3 = view(vol, title="volume", cmap="coolwarm")
+display(v2, v1, v3)"""
+
+
+def test_vector_line_and_volume_views_render(lab, page: Page, artifacts):
+    run_all(page, lab.notebook("views.ipynb", [SETUP, VIEWS_CELL]))
+    fields = page.locator(".tistudio-field")
+    expect(fields).to_have_count(3, timeout=60_000)
+    for i, name in enumerate(["field_view_vector", "field_view_1d", "field_view_3d"]):
+        expect(fields.nth(i)).to_have_attribute("data-painted", "1", timeout=30_000)
+        fields.nth(i).screenshot(path=artifacts / f"{name}.png")
+    expect(fields.nth(0)).to_have_attribute("data-nan", "1")
+    expect(fields.nth(0).locator(".ti-nan")).to_have_text("1")
+    slider = fields.nth(2).locator(".ti-slider")
+    slider.fill("5")
+    expect(fields.nth(2)).to_have_attribute("data-painted", "2")
+
+
+EXPORT_CELL = """import zipfile
+from tistudio.studio import ExportPanel
+
+@ti.kernel
+def init_x():
+    for i in range(4):
+        pass
+
+def zip_exporter(kernels, fields, arch, path):  # a stand-in for tistudio.aot (issue #7)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("metadata.json", '{"arch": "%s"}' % arch)
+        for k in kernels:
+            z.writestr(k.__name__ + ".ll", "; llvm")
+
+ExportPanel({"init_x": init_x}, path="out/module.tcm", exporter=zip_exporter)"""
+
+
+def test_export_button_writes_a_file(lab, page: Page, artifacts):
+    run_all(page, lab.notebook("export.ipynb", [SETUP, EXPORT_CELL]))
+    export = page.locator(".tistudio-export")
+    expect(export).to_have_attribute("data-ready", "1", timeout=60_000)
+    expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(1)
+    export.locator(".ti-export-button").click()
+    status = export.locator(".ti-status")
+    expect(status).to_have_attribute("data-status", "done", timeout=30_000)
+    expect(export.locator("tr.ti-file")).to_have_count(2)
+    expect(export.locator("a.ti-download")).to_have_attribute("download", "module.tcm")
+    target = lab.root / "out" / "module.tcm"
+    assert zipfile.ZipFile(target).namelist() == ["metadata.json", "init_x.ll"]
+    export.screenshot(path=artifacts / "export_panel.png")
+    export.locator(".ti-path").fill("out/module.zip")
+    export.locator(".ti-export-button").click()
+    expect(status).to_have_attribute("data-status", "error", timeout=30_000)
+    expect(status).to_contain_text("must end in .tcm")

@@ -1,0 +1,167 @@
+"""`%%ti_kernel` through IPython's InteractiveShell, and a notebook run by nbclient."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+import tistudio as ti
+from tistudio.studio.panel import CompileProgress, StudioHeader
+
+CELL = """\
+import tistudio as ti
+x = ti.field(ti.f32, shape=(32, 32))
+
+@ti.func
+def wave(i, j, t):
+    return ti.sin(i * 0.2 + t) * ti.cos(j * 0.2)
+
+def fill(t: ti.f32):
+    for i, j in x:
+        x[i, j] = wave(i, j, t)
+
+@ti.kernel
+def total() -> ti.f32:
+    s = 0.0
+    for i, j in x:
+        s += x[i, j]
+    return s
+
+fill(0.5)
+"""
+
+
+@pytest.fixture
+def shell():
+    ti.init(arch=ti.cpu)
+    sh = InteractiveShell.instance()
+    sh.run_cell("%load_ext tistudio").raise_error()
+    yield sh
+    for panel in sh.magics_manager.registry["StudioMagics"].panels.values():
+        panel.close()
+    InteractiveShell.clear_instance()
+    ti.reset()
+
+
+def panel_of(sh, *names):
+    return sh.magics_manager.registry["StudioMagics"].panels[names]
+
+
+def test_import_tistudio_does_not_import_the_studio():
+    studio = ("tistudio.studio", "IPython", "ipywidgets", "matplotlib", "anywidget")
+    code = f"import sys, tistudio; print(any(m in sys.modules for m in {studio!r}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_plain_functions_become_kernels_and_decorated_ones_are_kept(shell):
+    shell.run_cell("%%ti_kernel --show passes,cache,fields,export\n" + CELL).raise_error()
+    ns = shell.user_ns
+    assert isinstance(ns["fill"], ti.lang.kernel.Kernel)
+    assert isinstance(ns["total"], ti.lang.kernel.Kernel)
+    assert isinstance(ns["wave"], ti.lang.kernel.Func)
+    panel = panel_of(shell, "fill", "total")
+    assert panel.header.kernels == ["fill", "total"]
+    assert panel.explorer.instances == ["fill(t: f32 (runtime))"]
+    assert [r["hits"] for r in panel.cache.rows] == [0]
+    assert [v.title for v in panel.field_views.values()] == ["x"]
+    assert panel.export is not None and panel.export.kernel_names == ["fill", "total"]
+
+
+def test_the_panel_keeps_updating_when_later_cells_call_the_kernels(shell):
+    shell.run_cell("%%ti_kernel --show passes,cache,fields\n" + CELL).raise_error()
+    panel = panel_of(shell, "fill", "total")
+    view = next(iter(panel.field_views.values()))
+    frame = view.frame
+    shell.run_cell("for k in range(5):\n    fill(k * 0.1)\nt = total()").raise_error()
+    time.sleep(0.4)  # the cache view and field view send their trailing update
+    rows = {r["kernel"]: r for r in panel.cache.rows}
+    assert rows["fill"]["hits"] == 5 and rows["total"]["misses"] == 1
+    assert panel.explorer.instances[-1] == "total()"
+    assert view.frame > frame
+    assert abs(view.mean - float(shell.user_ns["x"].to_numpy().mean())) < 1e-6
+
+
+def test_help_and_usage_errors(shell):
+    doc = shell.find_cell_magic("ti_kernel").__doc__
+    for option in (
+        "--arch",
+        "--show",
+        "--export",
+        "--debug",
+        "--no-debug",
+        "becomes a `@ti.kernel`",
+    ):
+        assert option in doc
+    for line, message in [
+        ("--bogus", "unrecognized arguments: --bogus"),
+        ("--arch tpu", "invalid choice: 'tpu'"),
+        ("--show passes,nope", "--show: unknown item 'nope'"),
+        ("--export out.zip", "must end in .tcm"),
+    ]:
+        result = shell.run_cell(f"%%ti_kernel {line}\ndef k():\n    pass\n")
+        assert message in str(result.error_in_exec)
+        assert "\n" not in str(result.error_in_exec)
+
+
+def test_compile_errors_show_the_users_line_and_not_the_compiler(shell, capsys):
+    shell.run_cell("import tistudio as ti")
+    shell.run_cell("%%ti_kernel\ndef bad(a: ti.f32):\n    return a + undefined_name\nbad(1.0)\n")
+    out = capsys.readouterr().out
+    assert "TaichiNameError" in out and "return a + undefined_name" in out and "^" in out
+    assert "Traceback" not in out and "tistudio/" not in out
+    shell.run_cell("bad(2.0)")  # a later, plain cell: the same short error
+    out = capsys.readouterr().out
+    assert "TaichiNameError" in out and "tistudio/" not in out
+
+
+def test_python_errors_in_the_cell_show_only_the_users_frames(shell, capsys):
+    shell.run_cell("%%ti_kernel\nvalue = 1\nvalue / 0\n")
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert "ZeroDivisionError" in out and "value / 0" in out and "magic.py" not in out
+
+
+def test_debug_and_arch_options_restart_the_program_and_say_so(shell):
+    shell.run_cell("%%ti_kernel --debug\ndef k():\n    pass\nk()\n").raise_error()
+    assert ti.lang.impl.current_config().debug
+    assert "fields from before are gone" in panel_of(shell, "k").header.notes[0]
+    shell.run_cell("%%ti_kernel --no-debug\ndef k():\n    pass\n").raise_error()
+    assert not ti.lang.impl.current_config().debug
+
+
+def test_rerunning_a_cell_closes_its_old_panel(shell):
+    shell.run_cell("%%ti_kernel\ndef k():\n    pass\n").raise_error()
+    old = panel_of(shell, "k")
+    shell.run_cell("%%ti_kernel\ndef k():\n    pass\n").raise_error()
+    assert panel_of(shell, "k") is not old and old._subscriptions == []
+
+
+def test_progress_appears_only_for_compiles_longer_than_the_threshold():
+    header = StudioHeader()
+    progress = CompileProgress(header, after=0.1)
+    progress.pass_ran("k_c0_0", "initial IR")
+    progress.pass_ran("k_c0_0", "lower_ast")
+    assert not header.busy
+    time.sleep(0.2)
+    assert header.busy and header.progress == "compiling k_c0_0: lower_ast"
+    progress.pass_ran("k_c0_0", "offload")
+    assert header.progress == "compiling k_c0_0: offload" and header.passes_done == 3
+    progress.finished()
+    assert not header.busy and header.progress == ""
+    progress.pass_ran("k_c0_1", "initial IR")
+    progress.finished()  # a fast compile
+    time.sleep(0.2)
+    assert not header.busy
+
+
+def test_static_fallback_html_travels_with_the_widget(shell):
+    shell.run_cell("%%ti_kernel --show passes,cache,fields\n" + CELL).raise_error()
+    bundle = panel_of(shell, "fill", "total")._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    html = bundle["text/html"]
+    assert "fill, total" in html and "<td>fill</td>" in html and "data:image/png;base64" in html
