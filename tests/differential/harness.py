@@ -158,3 +158,18 @@ def _compare_array(
     np.testing.assert_allclose(
         actual, expected, rtol=max(default_rtol, rtol or 0.0), atol=atol, err_msg=path
     )
+
+
+class OnGpu:
+    """`ti` for a case, with every `ti.init(...)` switched to `arch=ti.gpu` (and no silent
+    fallback to the CPU), so the same case runs on tistudio's WebGPU back end."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._module, name)
+
+    def init(self, *args: object, **kwargs: object) -> None:
+        kwargs.pop("arch", None)
+        self._module.init(*args[1:], arch=self._module.gpu, fallback_to_cpu=False, **kwargs)

@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from .harness import collect_cases, compare, run_case
+from .harness import OnGpu, collect_cases, compare, run_case
 
 CASES = collect_cases()
 
@@ -32,3 +32,14 @@ def test_taichi_determinism(case_name: str, taichi: ModuleType) -> None:
     first = run_case(case, taichi)
     second = run_case(case, taichi)
     compare(first, second, case, exact=not getattr(case, "nondeterministic", False))
+
+
+@pytest.mark.parametrize("case_name", sorted(CASES))
+def test_matches_taichi_on_gpu(case_name: str, taichi: ModuleType) -> None:
+    """tistudio on the WebGPU back end (lavapipe in CI) against Taichi on the CPU."""
+    case = CASES[case_name]
+    expected = run_case(case, taichi)
+    import tistudio
+
+    actual = run_case(case, OnGpu(tistudio))  # type: ignore[arg-type]
+    compare(expected, actual, case)

@@ -91,21 +91,31 @@ class Field:
         )
         return self._view_cache
 
+    def _host_view(self, key: tuple | None = None) -> np.ndarray:
+        """`_view()` once the host copy of this field (or of element `key`) is current: on
+        the GPU, after the device's writes. Host writes call `after_host_write` likewise."""
+        view = self._view()
+        self._program.before_host_read(self._ti_place_snode, view, key)
+        return view
+
     def to_numpy(self, dtype: Any = None) -> np.ndarray:
-        out = self._view().copy()
+        out = self._host_view().copy()
         return out if dtype is None else out.astype(dtype)
 
     def from_numpy(self, arr: Any) -> None:
         arr = np.asarray(arr)
         if tuple(arr.shape) != tuple(self.shape):
             raise ValueError(f"from_numpy: array shape {arr.shape} != field shape {self.shape}")
-        self._view()[...] = _cast_like_taichi(arr, self.dtype)
+        self._host_view()[...] = _cast_like_taichi(arr, self.dtype)
+        self._program.after_host_write(self._ti_place_snode, self._view())
 
     def fill(self, value: Any) -> None:
-        self._view()[...] = self._python_value(value)
+        self._host_view()[...] = self._python_value(value)
+        self._program.after_host_write(self._ti_place_snode, self._view())
 
     def copy_from(self, other: Field) -> None:
-        self._view()[...] = other._view()
+        self._host_view()[...] = other._host_view()
+        self._program.after_host_write(self._ti_place_snode, self._view())
 
     def _python_value(self, value: Any) -> Any:
         if isinstance(value, float) and self.dtype.is_float:
@@ -131,10 +141,13 @@ class Field:
         return tuple(int(x) for x in key)
 
     def __getitem__(self, key: Any) -> Any:
-        return self._view()[self._key(key)].item()
+        key = self._key(key)
+        return self._host_view(key)[key].item()
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._view()[self._key(key)] = self._python_value(value)
+        key = self._key(key)
+        self._host_view(key)[key] = self._python_value(value)
+        self._program.after_host_write(self._ti_place_snode, self._view(), key)
 
 
 def _layout_of(snode: SNode) -> tuple[int, tuple[int, ...]]:

@@ -7,6 +7,7 @@ object here holds the current `Program`; everything else receives it from `get_p
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import replace
 from typing import Any
@@ -79,13 +80,10 @@ def init(
     if arch_name not in ARCHES:
         raise ValueError(f"unknown arch {arch!r}; use ti.cpu, ti.x64 or ti.gpu")
     resolved = ARCHES[arch_name]
+    device = None
     if resolved == "gpu":
-        import warnings
-
-        warnings.warn(
-            "the WebGPU back end is not available yet; falling back to ti.cpu", stacklevel=2
-        )
-        resolved = "cpu"
+        device = _open_gpu(bool(kwargs.pop("fallback_to_cpu", True)))
+        resolved = "gpu" if device is not None else "cpu"
     threads = cpu_max_num_threads or len(os.sched_getaffinity(0))
     config = CompileConfig(
         arch=resolved,
@@ -98,6 +96,8 @@ def init(
     )
     program = Program(config)
     program.offline_cache = _offline_cache(offline_cache, offline_cache_file_path, kwargs)
+    if device is not None:
+        program.use_gpu(device)
     _runtime.program = program
     # default_fp/ip go through to_dtype, which needs a current program to exist
     if default_fp is not None or default_ip is not None:
@@ -106,6 +106,31 @@ def init(
             default_fp=to_dtype(default_fp) if default_fp is not None else config.default_fp,
             default_ip=to_dtype(default_ip) if default_ip is not None else config.default_ip,
         )
+
+
+def _open_gpu(fallback_to_cpu: bool) -> Any:
+    """The process's WebGPU device, or None (with a warning) when there is no adapter and
+    `fallback_to_cpu` (Taichi's behaviour); `ti.init(arch=ti.gpu, fallback_to_cpu=False)`
+    makes a missing adapter an error instead."""
+    from tistudio.backends.webgpu.device import NoAdapterError, default_device
+
+    try:
+        device = default_device()
+    except NoAdapterError as e:
+        if not fallback_to_cpu:
+            raise RuntimeError(f"ti.gpu: no WebGPU adapter ({e})") from None
+        import warnings
+
+        warnings.warn(f"no WebGPU adapter ({e}); falling back to ti.cpu", stacklevel=3)
+        return None
+    logging.getLogger("tistudio").info("[tistudio] Starting on arch=gpu (%s)", device.description)
+    return device
+
+
+def current_adapter() -> str:
+    """The WebGPU adapter the current program runs on (`"Vulkan: llvmpipe ..."`), or "cpu"."""
+    gpu = get_program().gpu
+    return gpu.device.description if gpu is not None else "cpu"
 
 
 def _offline_cache(enabled: bool | None, path: str | None, kwargs: dict) -> Any:

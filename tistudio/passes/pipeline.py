@@ -147,7 +147,7 @@ def compile_to_final_ir(
     runner.simplify("simplify II")
     runner.run(demote_atomics)
     runner.run(demote_dense_struct_fors)
-    if ctx.arch == "cpu" and ctx.config.make_thread_local:
+    if ctx.config.make_thread_local:  # CPU: per-thread slots; GPU: per-invocation slots
         runner.run(make_thread_local)
         runner.run(demote_atomics, "demote_atomics II")
     runner.simplify("simplify III")

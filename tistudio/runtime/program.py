@@ -66,6 +66,15 @@ class Program:
         self.kernel_counter = 0
         self._backend: Any = None
         self.offline_cache: OfflineCache | None = None  # set by ti.init
+        self.gpu: Any = None  # a `GpuMemory` when the program runs on the GPU
+
+    def use_gpu(self, device: Any) -> None:
+        """Run this program's kernels on `device` (a `webgpu.device.GpuDevice`)."""
+        from tistudio.backends.webgpu.backend import WebGpuBackend
+        from tistudio.runtime.gpu_memory import GpuMemory
+
+        self.gpu = GpuMemory(device, self.trees)
+        self._backend = WebGpuBackend(device, self.gpu)
 
     # --- SNodes and memory -----------------------------------------------------------------
 
@@ -103,6 +112,21 @@ class Program:
         if snode.tree_id >= len(self.trees):
             self.materialize()
         return self.trees[snode.tree_id]
+
+    def before_host_read(self, snode: SNode, view: Any = None, key: tuple | None = None) -> None:
+        """Python scope is about to read (or partly write) `view` (a NumPy view into `snode`'s
+        tree; element `key` of it if given): on the GPU, copy those bytes back from the device
+        once the kernels writing them have run."""
+        if self.gpu is not None:
+            tree = self.tree_of(snode)
+            self.gpu.before_host_access(tree.id, _span(tree, view, key))
+
+    def after_host_write(self, snode: SNode, view: Any = None, key: tuple | None = None) -> None:
+        """Python scope wrote `view` (element `key`) of `snode`'s tree: on the GPU, pass the
+        bytes on to the device."""
+        if self.gpu is not None:
+            tree = self.tree_of(snode)
+            self.gpu.after_host_write(tree.id, _span(tree, view, key))
 
     # --- compiling -------------------------------------------------------------------------
 
@@ -160,12 +184,28 @@ class Program:
         return result
 
     def sync(self) -> None:
-        """CPU launches are synchronous; nothing to wait for."""
+        """Wait for launched kernels (CPU launches are synchronous: nothing to wait for)."""
+        if self.gpu is not None:
+            self.gpu.sync()
 
     def close(self) -> None:
         """Forget this program's fields and kernels; the shared back end stays up."""
+        if self.gpu is not None:
+            self.gpu.close()
         self.trees.clear()
         self.root_addresses.clear()
+
+
+def _span(tree: SNodeTree, view: Any, key: tuple | None) -> tuple[int, int] | None:
+    """Byte range [lo, hi) of `view` (or of its element `key`) inside the tree's buffer."""
+    if not isinstance(view, np.ndarray):  # no view, or a gathered (nested-layout) one: all
+        return None
+    start = view.__array_interface__["data"][0] - tree.address
+    if key is not None:
+        lo = start + sum(k * stride for k, stride in zip(key, view.strides))
+        return lo, lo + view.itemsize
+    extent = sum((n - 1) * stride for n, stride in zip(view.shape, view.strides))
+    return start, start + extent + view.itemsize
 
 
 def written_snodes(kernel: Kernel) -> list[SNode]:

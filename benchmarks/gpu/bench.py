@@ -1,0 +1,244 @@
+"""GPU benchmarks: the same Taichi programs on tistudio's WebGPU back end and on Taichi 1.7.4.
+
+    python benchmarks/gpu/bench.py tistudio          # ti.init(arch=ti.gpu): wgpu over Vulkan
+    python benchmarks/gpu/bench.py taichi vulkan     # Taichi's Vulkan back end
+    python benchmarks/gpu/bench.py taichi cuda       # Taichi's CUDA back end
+    python benchmarks/gpu/bench.py copy              # device-to-device copy (torch, WGSL)
+
+Each prints one JSON object per case. `batched_ms` is the time per launch of `REPS` launches
+followed by one sync (what a loop of launches costs; the GPU's time for memory-bound kernels),
+`sync_ms` the best time of one launch followed by a sync, and GB/s counts the bytes each case
+must move at least (saxpy 12 B per element, sum 4 B, stencil 8 B per cell).
+"""
+
+import json
+import sys
+import time
+
+import numpy as np
+
+REPS = 20
+N = int(__import__("os").environ.get("BENCH_N", 100_000_000))
+SIDE = int(__import__("os").environ.get("BENCH_SIDE", 8192))
+BODIES = int(__import__("os").environ.get("BENCH_BODIES", 8192))
+
+
+def timed(fn, sync, reps=REPS):
+    for _ in range(3):
+        fn()
+    sync()
+    start = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    sync()
+    batched = (time.perf_counter() - start) / reps
+    best = float("inf")
+    for _ in range(min(reps, 10)):
+        start = time.perf_counter()
+        fn()
+        sync()
+        best = min(best, time.perf_counter() - start)
+    return batched * 1e3, best * 1e3
+
+
+def report(framework, case, batched_ms, sync_ms, nbytes=0, check=True, **extra):
+    row = {"framework": framework, "case": case, "batched_ms": round(batched_ms, 4)}
+    row["sync_ms"] = round(sync_ms, 4)
+    if nbytes:
+        row["gbps"] = round(nbytes / batched_ms / 1e6, 1)
+    row.update(check=bool(check), **extra)
+    print(json.dumps(row), flush=True)
+
+
+def run_programs(ti, framework):
+    x = ti.field(ti.f32, shape=N)
+    y = ti.field(ti.f32, shape=N)
+    total = ti.field(ti.f32, shape=())
+
+    @ti.kernel
+    def fill():
+        for i in x:
+            x[i] = i % 7
+            y[i] = 1.0
+
+    @ti.kernel
+    def saxpy(a: ti.f32):
+        for i in x:
+            y[i] = a * x[i] + y[i]
+
+    @ti.kernel
+    def sum_x():
+        for i in x:
+            total[None] += x[i]
+
+    start = time.perf_counter()
+    fill()
+    ti.sync()
+    first = (time.perf_counter() - start) * 1e3
+    batched, best = timed(lambda: saxpy(0.5), ti.sync)
+    probe = y.to_numpy()[:14]
+    runs = 3 + REPS + min(REPS, 10)
+    expected = 1.0 + 0.5 * runs * (np.arange(14) % 7)
+    report(
+        framework,
+        "saxpy 100M f32",
+        batched,
+        best,
+        12 * N,
+        np.allclose(probe, expected),
+        first_call_ms=round(first, 1),
+    )
+
+    @ti.kernel
+    def reset():
+        total[None] = 0.0
+
+    def one_sum():
+        reset()
+        sum_x()
+
+    batched, best = timed(one_sum, ti.sync)
+    exact = float(np.sum(np.arange(N, dtype=np.int64) % 7))
+    got = total[None]
+    report(
+        framework,
+        "sum 100M f32",
+        batched,
+        best,
+        4 * N,
+        abs(got / exact - 1) < 1e-3,
+        result=got,
+        exact=exact,
+    )
+    stencil(ti, framework)
+    nbody(ti, framework)
+    overhead(ti, framework)
+
+
+def stencil(ti, framework):
+    a = ti.field(ti.f32, shape=(SIDE, SIDE))
+    b = ti.field(ti.f32, shape=(SIDE, SIDE))
+
+    @ti.kernel
+    def init():
+        for i, j in a:
+            a[i, j] = (i * 3 + j) % 11
+
+    @ti.kernel
+    def step():
+        for i, j in ti.ndrange((1, SIDE - 1), (1, SIDE - 1)):
+            b[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
+
+    @ti.kernel
+    def step_struct_for():
+        for i, j in b:
+            if 0 < i < SIDE - 1 and 0 < j < SIDE - 1:
+                b[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
+
+    init()
+    batched, best = timed(step_struct_for, ti.sync)
+    report(framework, f"stencil {SIDE}x{SIDE} f32 (struct-for)", batched, best, 8 * SIDE * SIDE)
+    batched, best = timed(step, ti.sync)
+    i, j = 5, 7
+    near = ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1))
+    want = 0.25 * sum((p * 3 + q) % 11 for p, q in near)
+    report(
+        framework,
+        f"stencil {SIDE}x{SIDE} f32",
+        batched,
+        best,
+        8 * SIDE * SIDE,
+        abs(b[i, j] - want) < 1e-5,
+    )
+
+
+def nbody(ti, framework):
+    px, py, pz = (ti.field(ti.f32, shape=BODIES) for _ in range(3))
+    vx, vy, vz = (ti.field(ti.f32, shape=BODIES) for _ in range(3))
+
+    @ti.kernel
+    def init():
+        for i in px:
+            px[i] = ti.sin(i * 0.1) * 10
+            py[i] = ti.cos(i * 0.37) * 10
+            pz[i] = (i % 17) * 0.5
+
+    @ti.kernel
+    def forces():
+        for i in px:
+            ax, ay, az = 0.0, 0.0, 0.0
+            for j in range(BODIES):
+                dx, dy, dz = px[j] - px[i], py[j] - py[i], pz[j] - pz[i]
+                r2 = dx * dx + dy * dy + dz * dz + 0.01
+                inv = 1.0 / (r2 * ti.sqrt(r2))
+                ax += dx * inv
+                ay += dy * inv
+                az += dz * inv
+            vx[i] += ax * 1e-3
+            vy[i] += ay * 1e-3
+            vz[i] += az * 1e-3
+
+    init()
+    batched, best = timed(forces, ti.sync, reps=5)
+    interactions = BODIES * BODIES / (batched * 1e-3)
+    report(
+        framework,
+        f"n-body {BODIES}",
+        batched,
+        best,
+        0,
+        np.isfinite(vx.to_numpy()).all(),
+        ginteractions_per_s=round(interactions / 1e9, 2),
+    )
+
+
+def overhead(ti, framework):
+    small = ti.field(ti.i32, shape=1024)
+
+    @ti.kernel
+    def bump():
+        for i in small:
+            small[i] += 1
+
+    batched, best = timed(bump, ti.sync, reps=1000)
+    report(framework, "launch overhead (1024 elements)", batched, best)
+
+
+def copy_bandwidth():
+    try:
+        import torch
+
+        a = torch.empty(N, dtype=torch.float32, device="cuda")
+        b = torch.empty_like(a)
+        batched, best = timed(lambda: b.copy_(a), torch.cuda.synchronize)
+        report("torch", "copy 400 MB d2d", batched, best, 8 * N)
+    except Exception as e:  # noqa: BLE001 - the benchmark reports what it could not measure
+        print(json.dumps({"framework": "torch", "error": repr(e)}))
+
+
+def main():
+    which = sys.argv[1]
+    if which == "copy":
+        copy_bandwidth()
+        return
+    if which == "tistudio":
+        import tistudio as ti
+
+        ti.init(arch=ti.gpu, fallback_to_cpu=False)
+        framework = f"tistudio ({ti.lang.impl.current_adapter()})"
+        if len(sys.argv) > 2:  # tuning: workgroups of a grid-stride loop
+            from dataclasses import replace
+
+            device = ti.lang.impl.get_program().gpu.device
+            device.caps = replace(device.caps, max_groups=int(sys.argv[2]))
+            framework += f" groups={sys.argv[2]}"
+    else:
+        import taichi as ti
+
+        ti.init(arch=getattr(ti, sys.argv[2]), device_memory_GB=8)
+        framework = f"taichi {sys.argv[2]}"
+    run_programs(ti, framework)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""`WebGpuBackend`: compile final IR for the device, against one program's field memory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tistudio.backends.errors import UnsupportedOnBackend
+from tistudio.backends.webgpu.device import GpuDevice
+from tistudio.backends.webgpu.executable import GpuExecutable
+from tistudio.backends.webgpu.resources import ArgsLayout
+from tistudio.ir.config import CompileConfig
+from tistudio.ir.stmt import Kernel
+
+
+class WebGpuBackend:
+    """Compiles kernels of one `Program` for `device`; `memory` holds that program's trees
+    (see `tistudio.runtime.gpu_memory.GpuMemory`)."""
+
+    def __init__(self, device: GpuDevice, memory: Any) -> None:
+        self.device, self.memory = device, memory
+
+    def compile(self, kernel: Kernel, config: CompileConfig) -> GpuExecutable:
+        """Final IR of `kernel` -> a launchable `GpuExecutable` (pipelines created here)."""
+        args = ArgsLayout.of(kernel)
+        caps = self.device.caps
+        if args.size and (not caps.has("immediates") or args.size > caps.max_immediate_size):
+            first = next(iter(kernel.walk()))
+            raise UnsupportedOnBackend(
+                first,
+                "gpu",
+                f"kernel {kernel.name!r} has {args.size} bytes of scalar arguments and ndarray "
+                f"extents; the adapter takes {caps.max_immediate_size} bytes of immediates",
+            )
+        return GpuExecutable(kernel, self.device, self.memory, args)

@@ -1,0 +1,196 @@
+"""The WebGPU device: adapter choice, buffers, pipelines, and batched dispatch.
+
+`GpuDevice.open()` picks an adapter (Vulkan first, a discrete GPU before an integrated one and
+before a CPU rasteriser such as Mesa's lavapipe; then Metal and D3D12; OpenGL last), asks for
+the optional features the compiler uses (f64, i64, f32 and i64 atomics, immediates, timestamps)
+and the adapter's full limits. Creating a device costs 0.1-0.4 s, so a process opens one and
+every `ti.init(arch=ti.gpu)` shares it (`default_device`).
+
+Launches are asynchronous, as in Taichi: dispatches are recorded into one open compute pass and
+submitted together when the host needs a result (`read`, `sync`), before a host-to-device copy
+(`write`, so the copy lands after the work recorded before it), or every `BATCH` dispatches.
+wgpu-py 0.32's `on_submitted_work_done_sync` is broken (it raises TypeError), so waiting uses
+wgpu-native's blocking poll, `device._poll_wait()`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+from tistudio.backends.webgpu.resources import Binding, Caps
+
+log = logging.getLogger("tistudio")
+
+WANTED_FEATURES = (
+    "shader-f64",
+    "shader-int64",
+    "shader-float32-atomic",
+    "shader-int64-atomic-all-ops",
+    "immediates",
+    "timestamp-query",
+    "timestamp-query-inside-encoders",
+    "timestamp-query-inside-passes",
+)
+_BACKEND_RANK = {"Vulkan": 0, "Metal": 1, "D3D12": 2, "OpenGL": 3}
+_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
+BATCH = 256  # dispatches recorded before a submit even if nobody waits
+
+
+class NoAdapterError(RuntimeError):
+    """No WebGPU adapter exists here (or wgpu is not installed)."""
+
+
+def describe(adapter: Any) -> str:
+    info = adapter.info
+    return f"{info.get('backend_type', '?')}: {info.get('device', '?')}".strip()
+
+
+def _rank(adapter: Any) -> tuple[int, int]:
+    info = adapter.info
+    return (
+        _BACKEND_RANK.get(info.get("backend_type", ""), 9),
+        _TYPE_RANK.get(info.get("adapter_type", ""), 9),
+    )
+
+
+class GpuDevice:
+    """One wgpu device and queue, the pipeline cache, and the open batch of dispatches."""
+
+    def __init__(self, adapter: Any, device: Any, caps: Caps) -> None:
+        import wgpu
+
+        self.wgpu = wgpu
+        self.adapter, self.device, self.caps = adapter, device, caps
+        self.queue = device.queue
+        self.description = caps.description
+        self._pipelines: dict[tuple, tuple[Any, Any]] = {}
+        self._encoder: Any = None
+        self._pass: Any = None
+        self._recorded = 0
+        self.submits = 0  # for tests and the studio: how many submissions so far
+        self.usage = (
+            wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+        )
+
+    @classmethod
+    def open(cls, disable: frozenset[str] = frozenset()) -> GpuDevice:
+        """The best adapter's device, with the wanted features it offers minus `disable`."""
+        try:
+            import wgpu
+        except ImportError as e:
+            raise NoAdapterError(f"wgpu is not installed ({e})") from None
+        adapters = sorted(wgpu.gpu.enumerate_adapters_sync(), key=_rank)
+        if not adapters:
+            raise NoAdapterError("wgpu found no adapter")
+        adapter = adapters[0]
+        features = [f for f in WANTED_FEATURES if f in adapter.features and f not in disable]
+        limits = dict(adapter.limits)
+        device = adapter.request_device_sync(required_features=features, required_limits=limits)
+        is_cpu = adapter.info.get("adapter_type") == "CPU"
+        caps = Caps(
+            features=frozenset(features),
+            window_bytes=limits["max-storage-buffer-binding-size"] // 256 * 256,
+            max_immediate_size=limits.get("max-immediate-size", 0),
+            max_storage_buffers=limits["max-storage-buffers-per-shader-stage"],
+            max_groups=64 if is_cpu else 4096,
+            description=describe(adapter),
+        )
+        log.info("[tistudio] WebGPU adapter: %s", caps.description)
+        return cls(adapter, device, caps)
+
+    # --- buffers ------------------------------------------------------------------------
+
+    def create_buffer(self, size: int) -> Any:
+        """A zeroed storage buffer of at least `size` bytes (rounded up to 8)."""
+        return self.device.create_buffer(size=max(8, -(-size // 8) * 8), usage=self.usage)
+
+    def write(self, buffer: Any, data: Any, offset: int = 0) -> None:
+        """Copy host `data` (bytes-like, size a multiple of 4) into `buffer` after all work
+        recorded so far."""
+        self.flush()
+        self.queue.write_buffer(buffer, offset, data)
+
+    def read(self, buffer: Any, size: int, offset: int = 0) -> memoryview:
+        """Bytes of `buffer` once every recorded dispatch has run (waits)."""
+        self.flush()
+        return self.queue.read_buffer(buffer, offset, -(-size // 4) * 4)
+
+    # --- pipelines ----------------------------------------------------------------------
+
+    def pipeline(self, wgsl: str, bindings: list[Binding], immediate_size: int) -> tuple:
+        """(compute pipeline, bind group layout) for `wgsl`, cached by its text."""
+        key = (wgsl, tuple((b.index, b.writable) for b in bindings), immediate_size)
+        found = self._pipelines.get(key)
+        if found is not None:
+            return found
+        wgpu = self.wgpu
+        kind = {True: wgpu.BufferBindingType.storage, False: "read-only-storage"}
+        layout = self.device.create_bind_group_layout(
+            entries=[
+                {
+                    "binding": b.index,
+                    "visibility": wgpu.ShaderStage.COMPUTE,
+                    "buffer": {"type": kind[b.writable]},
+                }
+                for b in bindings
+            ]
+        )
+        pipeline_layout = self.device.create_pipeline_layout(
+            bind_group_layouts=[layout], immediate_size=immediate_size
+        )
+        module = self.device.create_shader_module(code=wgsl)
+        pipeline = self.device.create_compute_pipeline(
+            layout=pipeline_layout, compute={"module": module, "entry_point": "main"}
+        )
+        self._pipelines[key] = (pipeline, layout)
+        return pipeline, layout
+
+    def bind_group(self, layout: Any, entries: list[tuple[int, Any, int, int]]) -> Any:
+        """A bind group of (binding, buffer, offset, size) entries."""
+        return self.device.create_bind_group(
+            layout=layout,
+            entries=[
+                {"binding": b, "resource": {"buffer": buf, "offset": off, "size": size}}
+                for b, buf, off, size in entries
+            ],
+        )
+
+    # --- dispatch and batching ----------------------------------------------------------
+
+    def dispatch(self, pipeline: Any, bind_group: Any, immediates: bytes, groups: int) -> None:
+        if self._pass is None:
+            self._encoder = self.device.create_command_encoder()
+            self._pass = self._encoder.begin_compute_pass()
+        compute = self._pass
+        compute.set_pipeline(pipeline)
+        if bind_group is not None:
+            compute.set_bind_group(0, bind_group)
+        if immediates:
+            compute.set_immediates(0, immediates, 0, len(immediates))
+        compute.dispatch_workgroups(groups)
+        self._recorded += 1
+        if self._recorded >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Submit what is recorded, without waiting."""
+        if self._pass is None:
+            return
+        self._pass.end()
+        self.queue.submit([self._encoder.finish()])
+        self._pass = self._encoder = None
+        self._recorded = 0
+        self.submits += 1
+
+    def sync(self) -> None:
+        """Wait until every recorded dispatch has run."""
+        self.flush()
+        self.device._poll_wait()
+
+
+@functools.cache
+def default_device() -> GpuDevice:
+    """The process-wide device (see the module docstring); raises NoAdapterError."""
+    return GpuDevice.open()

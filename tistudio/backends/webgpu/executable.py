@@ -1,0 +1,156 @@
+"""A compiled GPU kernel and its launcher.
+
+`launch` uploads the SNode trees the host changed since the device last saw them, uploads the
+ndarray arguments into buffers kept per parameter, packs scalar arguments and ndarray extents
+into immediates, and records one dispatch per task into the device's open batch. It returns at
+once unless the kernel returns values or writes an ndarray argument, which the host then needs:
+those launches wait, read the values back, and copy the written ndarrays into the caller's
+NumPy arrays (as Taichi does for NumPy arguments on the GPU).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tistudio.backends.webgpu.device import GpuDevice
+from tistudio.backends.webgpu.resources import ArgsLayout
+from tistudio.backends.webgpu.shader import TaskShader, build_shaders
+from tistudio.ir.stmt import Kernel
+from tistudio.ir.types import PrimitiveType
+
+
+class GpuExecutable:
+    """One compiled kernel on one device; `wgsl` is the text of every task's shader."""
+
+    def __init__(self, kernel: Kernel, device: GpuDevice, memory: Any, args: ArgsLayout) -> None:
+        self.name = kernel.name
+        self.kernel, self.device, self.memory, self.args = kernel, device, memory, args
+        self.ret_types = list(kernel.ret_types)
+        self._num_params = len(kernel.params)
+        self._arrays = [k for k, p in enumerate(kernel.params) if p.kind == "ndarray"]
+        self._variants: dict[tuple[int, ...], list[tuple[TaskShader, Any, Any]]] = {}
+        self._arg_buffers: dict[int, Any] = {}
+        self._bind_groups: dict[tuple, Any] = {}
+        self._lock = threading.Lock()
+        self.gtmp = device.create_buffer(kernel.gtmp_size)
+        self.ret = device.create_buffer(8 * len(kernel.ret_types))
+        self.tasks = self._variant(tuple(1 for _ in self._arrays))
+        self.wgsl = "\n".join(shader.wgsl for shader, _, _ in self.tasks)
+        resources = {b.resource for shader, _, _ in self.tasks for b in shader.bindings}
+        writes = set().union(*(shader.writes for shader, _, _ in self.tasks))
+        self.trees_used = sorted(int(r[4:]) for r in resources if r.startswith("tree"))
+        self.trees_written = sorted(int(r[4:]) for r in writes if r.startswith("tree"))
+        self.arrays_written = [k for k in self._arrays if f"arg{k}" in writes]
+
+    @property
+    def task_wgsl(self) -> list[str]:
+        return [shader.wgsl for shader, _, _ in self.tasks]
+
+    def _variant(self, array_windows: tuple[int, ...]) -> list[tuple[TaskShader, Any, Any]]:
+        """Shaders and pipelines for ndarrays bound as these numbers of windows."""
+        found = self._variants.get(array_windows)
+        if found is not None:
+            return found
+        windows = {f"tree{t}": n for t, n in self.memory.tree_windows().items()}
+        windows.update({f"arg{k}": n for k, n in zip(self._arrays, array_windows)})
+        shaders = build_shaders(self.kernel, self.device.caps, self.args, windows)
+        variant = []
+        for shader in shaders:
+            pipeline, layout = self.device.pipeline(shader.wgsl, shader.bindings, self.args.size)
+            variant.append((shader, pipeline, layout))
+        self._variants[array_windows] = variant
+        return variant
+
+    # --- launching ----------------------------------------------------------------------
+
+    def launch(self, args: Sequence[Any], roots: Sequence[int] = ()) -> tuple:
+        """Run the kernel (`roots` is the CPU back end's argument; the GPU ignores it)."""
+        if len(args) != self._num_params:
+            raise TypeError(f"kernel {self.name!r} takes {self._num_params} arguments")
+        with self._lock:
+            immediates = self.args.pack(list(args)) if self.args.size else b""
+            self.memory.before_launch(self.trees_used)
+            buffers = {f"arg{k}": self._upload(k, args[k]) for k in self._arrays}
+            window = self.device.caps.window_bytes
+            tasks = self._variant(
+                tuple(-(-buffers[f"arg{k}"].size // window) for k in self._arrays)
+            )
+            for index, (shader, pipeline, layout) in enumerate(tasks):
+                if shader.groups:
+                    group = self._bind_group(index, shader, layout, buffers)
+                    self.device.dispatch(pipeline, group, immediates, shader.groups)
+            self.memory.after_launch(self.trees_written)
+            for k in self.arrays_written:
+                self._download(args[k], buffers[f"arg{k}"])
+            if not self.ret_types:
+                return ()
+            return self._returns()
+
+    def _upload(self, k: int, arr: Any) -> Any:
+        if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
+            raise TypeError(f"argument {k} of {self.name!r} must be a C-contiguous numpy array")
+        nbytes = arr.nbytes
+        buffer = self._arg_buffers.get(k)
+        if buffer is None or buffer.size < nbytes:
+            buffer = self.device.create_buffer(nbytes)
+            self._arg_buffers[k] = buffer
+        if nbytes:
+            data = arr.reshape(-1).view(np.uint8)
+            if nbytes % 4:
+                data = np.concatenate([data, np.zeros(4 - nbytes % 4, np.uint8)])
+            self.device.write(buffer, data)
+        return buffer
+
+    def _download(self, arr: np.ndarray, buffer: Any) -> None:
+        if arr.nbytes:
+            data = self.device.read(buffer, arr.nbytes)
+            arr.reshape(-1).view(np.uint8)[:] = np.frombuffer(data, np.uint8, arr.nbytes)
+
+    def _bind_group(self, index: int, shader: TaskShader, layout: Any, buffers: dict) -> Any:
+        if not shader.bindings:
+            return None
+        resolved = [self._buffer_of(b.resource, buffers) for b in shader.bindings]
+        key = (index, id(layout), *(id(buf) for buf in resolved))
+        group = self._bind_groups.get(key)
+        if group is None:
+            window = self.device.caps.window_bytes
+            entries = []
+            for b, buf in zip(shader.bindings, resolved):
+                offset = b.window * window
+                entries.append((b.index, buf, offset, min(window, buf.size - offset)))
+            group = self.device.bind_group(layout, entries)
+            if len(self._bind_groups) > 64:
+                self._bind_groups.clear()
+            self._bind_groups[key] = group
+        return group
+
+    def _buffer_of(self, resource: str, arrays: dict[str, Any]) -> Any:
+        if resource == "gtmp":
+            return self.gtmp
+        if resource == "ret":
+            return self.ret
+        if resource.startswith("tree"):
+            return self.memory.buffer(int(resource[4:]))
+        return arrays[resource]
+
+    def _returns(self) -> tuple:
+        data = bytes(self.device.read(self.ret, 8 * len(self.ret_types)))
+        out = []
+        for k, dtype in enumerate(self.ret_types):
+            out.append(_decode(data[8 * k : 8 * k + 8], dtype))
+        return tuple(out)
+
+
+def _decode(slot: bytes, dtype: PrimitiveType) -> Any:
+    """A return slot as a Python scalar (narrow ints travel as i32/u32, u1 as a u32 0/1)."""
+    if dtype.kind == "bool":
+        return bool(np.frombuffer(slot, np.uint32, 1)[0])
+    if dtype.is_float:
+        return float(np.frombuffer(slot, dtype.numpy_name, 1)[0])
+    width = 64 if dtype.bits == 64 else 32
+    kind = "int" if dtype.kind == "int" else "uint"
+    return int(np.frombuffer(slot, f"{kind}{width}", 1)[0])

@@ -1,0 +1,205 @@
+"""What a WGSL shader binds: storage-buffer views, their windows, and the immediates.
+
+Every buffer of a kernel (one per SNode tree, one per ndarray parameter, the global temporaries
+and the return slots) holds bytes; a shader sees it through typed *views*, one binding per
+element type it needs (`tree0_f32: array<f32>`, `tree0_au32: array<atomic<u32>>`), all bound to
+the same buffer. Pointers are byte offsets, so a view's index is the offset shifted by log2 of
+its element size. A buffer larger than the adapter's binding limit is bound as several windows
+of `window_bytes` each (`tree0_f32_w1` starts `window_bytes` in). Scalar arguments and ndarray
+extents travel as immediates (`var<immediate> args: Args`), packed by `ArgsLayout.pack`.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+from tistudio.ir.statements import normalize_value
+from tistudio.ir.stmt import Kernel
+from tistudio.ir.types import PrimitiveType
+
+
+@dataclass(frozen=True)
+class Caps:
+    """What the adapter offers that code generation depends on (frozen: it keys caches)."""
+
+    features: frozenset[str] = frozenset()
+    window_bytes: int = 128 << 20  # max-storage-buffer-binding-size, rounded down to 256
+    max_immediate_size: int = 128
+    max_storage_buffers: int = 8
+    workgroup_size: int = 256
+    max_groups: int = 65535  # workgroups of a range_for; larger ranges stride over the grid
+    description: str = "(no adapter)"
+
+    def has(self, feature: str) -> bool:
+        return feature in self.features
+
+
+VIEW_ELEMENT = {
+    "i32": "i32",
+    "u32": "u32",
+    "f32": "f32",
+    "i64": "i64",
+    "u64": "u64",
+    "f64": "f64",
+    "ai32": "atomic<i32>",
+    "au32": "atomic<u32>",
+    "af32": "atomic<f32>",
+    "ai64": "atomic<i64>",
+    "au64": "atomic<u64>",
+}
+
+
+def view_bytes(view: str) -> int:
+    return 8 if view.endswith("64") else 4
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Binding `index` shows window `window` of buffer `resource` as `view`."""
+
+    index: int
+    resource: str  # "tree0", "arg1", "gtmp", "ret"
+    view: str
+    window: int
+    writable: bool
+
+
+@dataclass
+class ShaderResources:
+    """The views one task's shader uses; the emitter registers them as it writes code."""
+
+    caps: Caps
+    windows: dict[str, int] = field(default_factory=dict)  # resource -> number of windows
+    views: dict[str, list[str]] = field(default_factory=dict)
+    writable: set[str] = field(default_factory=set)
+
+    def windows_of(self, resource: str) -> int:
+        return self.windows.get(resource, 1)
+
+    def use(self, resource: str, view: str, write: bool) -> str:
+        """Register `view` of `resource` and return its name (of window 0 when windowed)."""
+        views = self.views.setdefault(resource, [])
+        if view not in views:
+            views.append(view)
+        if write:
+            self.writable.add(resource)
+        return view_name(resource, view, 0, self.windows_of(resource))
+
+    def bindings(self) -> list[Binding]:
+        out: list[Binding] = []
+        for resource, views in self.views.items():
+            for view in views:
+                for window in range(self.windows_of(resource)):
+                    out.append(Binding(len(out), resource, view, window, resource in self.writable))
+        return out
+
+    def declarations(self) -> list[str]:
+        lines = []
+        for b in self.bindings():
+            access = "read_write" if b.writable else "read"
+            name = view_name(b.resource, b.view, b.window, self.windows_of(b.resource))
+            lines.append(
+                f"@group(0) @binding({b.index}) var<storage, {access}> {name}: "
+                f"array<{VIEW_ELEMENT[b.view]}>;"
+            )
+        return lines
+
+
+def view_name(resource: str, view: str, window: int, windows: int) -> str:
+    return f"{resource}_{view}" if windows == 1 else f"{resource}_{view}_w{window}"
+
+
+# --- immediates -----------------------------------------------------------------------------
+
+# (WGSL member type, struct format) of each parameter type in the Args struct
+_ARG_FORMAT = {
+    "i8": ("i32", "i"),
+    "i16": ("i32", "i"),
+    "i32": ("i32", "i"),
+    "u1": ("u32", "I"),
+    "u8": ("u32", "I"),
+    "u16": ("u32", "I"),
+    "u32": ("u32", "I"),
+    "i64": ("i64", "q"),
+    "u64": ("u64", "Q"),
+    "f32": ("f32", "f"),
+    "f64": ("f64", "d"),
+}
+
+
+@dataclass
+class ArgsLayout:
+    """The `Args` struct of a kernel's immediates: scalar parameters, then ndarray extents."""
+
+    members: list[tuple[str, str, int]] = field(default_factory=list)  # (name, type, offset)
+    scalars: dict[int, str] = field(default_factory=dict)  # arg id -> member name
+    shapes: dict[tuple[int, int], str] = field(default_factory=dict)  # (arg id, axis) -> name
+    size: int = 0
+    _format: str = "<"
+    _packers: list[Any] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, kernel: Kernel) -> ArgsLayout:
+        layout = cls()
+        for arg_id, param in enumerate(kernel.params):
+            if param.kind == "scalar":
+                dtype = param.dtype
+                if not isinstance(dtype, PrimitiveType) or dtype.name not in _ARG_FORMAT:
+                    raise TypeError(f"parameter {param.name!r}: {dtype} is not supported on gpu")
+                wgsl, fmt = _ARG_FORMAT[dtype.name]
+                layout.scalars[arg_id] = layout._add(f"a{arg_id}", wgsl, fmt)
+                layout._packers.append((arg_id, None, _scalar_packer(param.name, dtype)))
+            else:
+                for axis in range(param.ndim):
+                    member = layout._add(f"a{arg_id}_shape{axis}", "i32", "i")
+                    layout.shapes[arg_id, axis] = member
+                    layout._packers.append((arg_id, axis, None))
+        align = max((8 if t.endswith("64") else 4 for _, t, _ in layout.members), default=4)
+        padded = -(-layout.size // align) * align
+        layout._format += "x" * (padded - layout.size)
+        layout.size = padded
+        return layout
+
+    def _add(self, name: str, wgsl: str, fmt: str) -> str:
+        nbytes = 8 if wgsl.endswith("64") else 4
+        offset = -(-self.size // nbytes) * nbytes
+        self._format += "x" * (offset - self.size) + fmt
+        self.members.append((name, wgsl, offset))
+        self.size = offset + nbytes
+        return name
+
+    def declaration(self) -> list[str]:
+        if not self.members:
+            return []
+        fields = ", ".join(f"{name}: {t}" for name, t, _ in self.members)
+        return [f"struct Args {{ {fields} }}", "var<immediate> args: Args;"]
+
+    def pack(self, args: list[Any]) -> bytes:
+        values = []
+        for arg_id, axis, packer in self._packers:
+            if axis is None:
+                values.append(packer(args[arg_id]))
+            else:
+                values.append(args[arg_id].shape[axis])
+        return struct.pack(self._format, *values)
+
+
+def _scalar_packer(name: str, dtype: PrimitiveType) -> Any:
+    """A Python value -> what `struct` packs for it, wrapping integers as Taichi does."""
+    if dtype.is_float:
+        return float
+    if dtype.kind == "bool":
+        return lambda value: int(bool(value))
+
+    def pack_int(value: Any) -> int:
+        try:
+            index = value.__index__()
+        except (AttributeError, TypeError):
+            raise TypeError(
+                f"argument {name!r} must be an integer for {dtype}, not {type(value).__name__}"
+            ) from None
+        return normalize_value(index, dtype)  # type: ignore[return-value]
+
+    return pack_int

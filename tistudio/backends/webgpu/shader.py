@@ -1,0 +1,141 @@
+"""Assemble each task's WGSL module: bindings, immediates, helpers and the entry point.
+
+`build_shaders` turns a kernel's final IR into one `TaskShader` per offloaded task: its WGSL text,
+the bindings its bind group must provide, and how to dispatch it (one invocation for a serial
+task; for a range_for, the number of workgroups of its grid-stride loop, or the fixed grid
+`Caps.max_groups` when the bounds are computed by an earlier task and only known on the device).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tistudio.backends.errors import UnsupportedOnBackend
+from tistudio.backends.webgpu import wgsl
+from tistudio.backends.webgpu.emitter import BACKEND, TaskEmitter
+from tistudio.backends.webgpu.memory import Ptr
+from tistudio.backends.webgpu.resources import ArgsLayout, Binding, Caps
+from tistudio.ir import statements as s
+from tistudio.ir.ops import TaskType
+from tistudio.ir.printer import Printer, offloaded_header
+from tistudio.ir.stmt import Kernel, walk
+from tistudio.ir.types import PointerType, i32
+from tistudio.ir.verifier import InternalCompilerError
+
+
+@dataclass
+class TaskShader:
+    """One task, compiled: WGSL text, bindings, and its dispatch size."""
+
+    wgsl: str
+    bindings: list[Binding]
+    serial: bool
+    groups: int  # workgroups to dispatch (0: nothing to run)
+    writes: set[str] = field(default_factory=set)  # resources the task may write
+
+
+def build_shaders(
+    kernel: Kernel, caps: Caps, args: ArgsLayout, windows: dict[str, int]
+) -> list[TaskShader]:
+    names = Printer()
+    names.number(kernel.body)
+    uses = kernel.use_counts()
+    shaders = []
+    for index, task in enumerate(kernel.body):
+        if not isinstance(task, s.Offloaded):
+            raise InternalCompilerError(f"kernel body holds {type(task).__name__}, not a task")
+        title = f"kernel {kernel.name}, task {index}: {offloaded_header(task)}"
+        emitter = TaskEmitter(task, title, args, caps, names.names, uses, windows)
+        shaders.append(_build_task(emitter))
+    return shaders
+
+
+def _build_task(e: TaskEmitter) -> TaskShader:
+    task = e.task
+    if task.task_type is TaskType.serial:
+        e.block(task.body)
+        entry = ["@compute @workgroup_size(1)", "fn main() {"]
+        groups, serial = 1, True
+    elif task.task_type is TaskType.range_for:
+        _range_for_body(e)
+        entry = [
+            f"@compute @workgroup_size({e.caps.workgroup_size})",
+            "fn main(@builtin(global_invocation_id) gid: vec3<u32>,",
+            "        @builtin(local_invocation_index) lid: u32,",
+            "        @builtin(num_workgroups) groups: vec3<u32>) {",
+        ]
+        groups, serial = _groups(task, e.caps), False
+    else:
+        raise UnsupportedOnBackend(task, BACKEND, "struct_for tasks must be demoted")
+    bindings = e.resources.bindings()
+    if len(bindings) > e.caps.max_storage_buffers:
+        raise UnsupportedOnBackend(
+            task,
+            BACKEND,
+            f"the task needs {len(bindings)} storage bindings, the adapter allows "
+            f"{e.caps.max_storage_buffers}",
+        )
+    text = _module_text(e, entry)
+    return TaskShader(text, bindings, serial, groups, set(e.resources.writable))
+
+
+def _range_for_body(e: TaskEmitter) -> None:
+    task = e.task
+    for offset, dtype in _tls_slots(task).items():
+        e.line(f"var tls{offset}: {e.reg(task, dtype)};")
+    e.block(task.tls_prologue)
+    begin, end = (
+        _bound(e, task.const_begin, task.begin, "begin"),
+        _bound(e, task.const_end, task.end, "end"),
+    )
+    stride = f"groups.x * {e.caps.workgroup_size}u"
+    if task.const_begin and task.const_end:
+        e.line(f"let count: u32 = {max(0, task.end - task.begin)}u;")
+    else:
+        e.line(f"let count: u32 = select(0u, u32({end} - {begin}), {end} > {begin});")
+    e.line(f"for (var k: u32 = gid.x; k < count; k = k + {stride}) {{")
+    index = f"{e.name_of(task)}_i"
+    e.loop_vars[task] = index
+    with e.indent():
+        first = "i32(k)" if begin == "0i" else f"{begin} + i32(k)"
+        e.line(f"let {index}: i32 = {first};")
+        e.block(task.body)
+    e.line("}")
+    e.in_epilogue = True
+    e.block(task.tls_epilogue)
+
+
+def _bound(e: TaskEmitter, const: bool, value: int, name: str) -> str:
+    if const:
+        return wgsl.literal(value, i32)
+    e.load_global(name, Ptr("gtmp", f"{value}u"), i32)  # written by an earlier task
+    return name
+
+
+def _groups(task: s.Offloaded, caps: Caps) -> int:
+    if not (task.const_begin and task.const_end):
+        return caps.max_groups
+    n = task.end - task.begin
+    return min(-(-n // caps.workgroup_size), caps.max_groups) if n > 0 else 0
+
+
+def _tls_slots(task: s.Offloaded) -> dict[int, object]:
+    slots: dict[int, object] = {}
+    for block in task.blocks():
+        for stmt in walk(block):
+            if isinstance(stmt, s.ThreadLocalPtr) and isinstance(stmt.ret_type, PointerType):
+                slots.setdefault(stmt.offset, stmt.ret_type.pointee)
+    return slots
+
+
+def _module_text(e: TaskEmitter, entry: list[str]) -> str:
+    lines = [f"// {e.title}"]
+    if e.uses_args:
+        lines += e.args.declaration()
+    lines += e.resources.declarations()
+    for reg in sorted(e.reduction_types):
+        lines.append(f"var<workgroup> reduce_{reg}: array<{reg}, {e.caps.workgroup_size}>;")
+    for helper in e.helpers:
+        lines += ["", helper]
+    lines += ["", *entry, *e.body, "}", ""]
+    return "\n".join(lines)

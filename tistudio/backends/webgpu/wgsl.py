@@ -1,0 +1,356 @@
+"""IR types, constants, operators and casts as WGSL text.
+
+WGSL has 32-bit scalars (`i32`, `u32`, `f32`, `bool`) and, with the adapter features
+`shader-int64` / `shader-f64`, `i64`, `u64` and `f64`. The IR's narrow integers live in 32-bit
+registers: `i8`/`i16` sign-extended in an `i32`, `u8`/`u16` zero-extended in a `u32`, and every
+operator that could leave the narrow range is followed by `narrow()` (a shift pair or a mask), so
+values wrap exactly as the CPU back end's `i8` arithmetic does. Operators are tables of format
+strings keyed by op (and kind where WGSL differs); what needs more than one expression (guarded
+division, Taichi's rounding, casts) is a small function. `None` means "not expressible", which
+the emitter turns into `UnsupportedOnBackend`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from tistudio.ir.ops import BinaryOpType as B
+from tistudio.ir.ops import UnaryOpType as U
+from tistudio.ir.types import PrimitiveType
+
+WGSL_TYPE = {
+    "i8": "i32",
+    "i16": "i32",
+    "i32": "i32",
+    "u1": "bool",
+    "u8": "u32",
+    "u16": "u32",
+    "u32": "u32",
+    "i64": "i64",
+    "u64": "u64",
+    "f32": "f32",
+    "f64": "f64",
+}
+
+# the adapter feature a type needs, and the IR types that need it
+TYPE_FEATURE = {"i64": "shader-int64", "u64": "shader-int64", "f64": "shader-f64"}
+
+_SUFFIX = {"i32": "i", "u32": "u", "i64": "li", "u64": "lu", "f32": "f", "f64": "lf"}
+
+
+def wgsl_type(dtype: PrimitiveType) -> str | None:
+    """The register type of `dtype` (`i8` -> `i32`), or None (f16 has no register type here)."""
+    return WGSL_TYPE.get(dtype.name)
+
+
+def is_narrow(dtype: PrimitiveType) -> bool:
+    """An 8- or 16-bit integer, held in a 32-bit register."""
+    return dtype.kind in ("int", "uint") and dtype.bits < 32
+
+
+def narrow(expr: str, dtype: PrimitiveType) -> str:
+    """Wrap a 32-bit register value to `dtype`'s width (identity for other types)."""
+    if not is_narrow(dtype):
+        return expr
+    if dtype.kind == "int":
+        shift = 32 - dtype.bits
+        return f"(({expr} << {shift}u) >> {shift}u)"
+    return f"({expr} & {hex((1 << dtype.bits) - 1)}u)"
+
+
+def literal(value: int | float | bool, dtype: PrimitiveType) -> str:
+    """A WGSL constant of `dtype` holding `value` (the IR's normalised value)."""
+    reg = WGSL_TYPE[dtype.name]
+    if reg == "bool":
+        return "true" if value else "false"
+    if dtype.is_float:
+        return _float_literal(float(value), dtype)
+    v = int(value)
+    if reg in ("i32", "i64") and v == -(1 << (dtype.bits - 1)) and dtype.bits in (32, 64):
+        # -2147483648i would negate an out-of-range literal
+        return f"({v + 1}{_SUFFIX[reg]} - 1{_SUFFIX[reg]})"
+    return f"{v}{_SUFFIX[reg]}"
+
+
+def _float_literal(value: float, dtype: PrimitiveType) -> str:
+    reg = WGSL_TYPE[dtype.name]
+    np_type = np.float32 if reg == "f32" else np.float64
+    stored = np_type(value)
+    tiny = np.finfo(np_type).tiny
+    if not math.isfinite(value) or (value != 0 and abs(stored) < tiny):
+        # no literal spells inf, NaN or a subnormal: give the bits
+        int_type = ("u32", np.uint32) if reg == "f32" else ("u64", np.uint64)
+        bits = int(np.array(stored).view(int_type[1]))
+        return f"bitcast<{reg}>({bits}{_SUFFIX[int_type[0]]})"
+    text = repr(float(stored))
+    return f"{text}{_SUFFIX[reg]}"
+
+
+def zero(dtype: PrimitiveType) -> str:
+    return literal(False if dtype.kind == "bool" else 0, dtype)
+
+
+def int_min(dtype: PrimitiveType) -> str:
+    return literal(-(1 << (dtype.bits - 1)), dtype)
+
+
+# --- binary operators ---------------------------------------------------------------------
+
+# Format strings over {a} and {b}; the same for every type unless a kind-specific entry exists.
+WGSL_BINARY: dict[B, str] = {
+    B.add: "({a} + {b})",
+    B.sub: "({a} - {b})",
+    B.mul: "({a} * {b})",
+    B.max: "max({a}, {b})",
+    B.min: "min({a}, {b})",
+    B.bit_and: "({a} & {b})",
+    B.bit_or: "({a} | {b})",
+    B.bit_xor: "({a} ^ {b})",
+    B.cmp_lt: "({a} < {b})",
+    B.cmp_le: "({a} <= {b})",
+    B.cmp_gt: "({a} > {b})",
+    B.cmp_ge: "({a} >= {b})",
+    B.cmp_eq: "({a} == {b})",
+    B.cmp_ne: "({a} != {b})",
+}
+FLOAT_BINARY: dict[B, str] = {
+    B.div: "({a} / {b})",
+    B.mod: "({a} % {b})",  # OpFRem: C's fmod, the sign of the dividend
+    B.atan2: "atan2({a}, {b})",
+    B.pow: "ti_pow_{t}({a}, {b})",  # WGSL's pow is undefined for negative bases: see PRELUDE
+}
+BOOL_BINARY: dict[B, str] = {  # one-bit arithmetic wraps mod 2: + and - are xor, * is and
+    B.add: "({a} != {b})",
+    B.sub: "({a} != {b})",
+    B.mul: "({a} & {b})",
+    B.bit_and: "({a} & {b})",
+    B.bit_or: "({a} | {b})",
+    B.bit_xor: "({a} != {b})",
+    B.max: "({a} | {b})",
+    B.min: "({a} & {b})",
+    B.cmp_eq: "({a} == {b})",
+    B.cmp_ne: "({a} != {b})",
+}
+# operators whose result can leave a narrow integer's range
+_WRAPS = {B.add, B.sub, B.mul, B.bit_shl}
+_SHIFT = {B.bit_shl: "<<", B.bit_shr: ">>", B.bit_sar: ">>"}
+
+
+def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
+    """`a op b` for two operands of `dtype`, as one WGSL expression (or None)."""
+    if dtype.kind == "bool":
+        fmt = BOOL_BINARY.get(op)
+        if fmt is None and op.is_comparison:  # order false < true through u32
+            a, b = f"u32({a})", f"u32({b})"
+            fmt = WGSL_BINARY[op]
+        return None if fmt is None else fmt.format(a=a, b=b)
+    if dtype.is_float:
+        fmt = FLOAT_BINARY.get(op) or WGSL_BINARY.get(op)
+        if fmt is None or op.is_bitwise:
+            return None
+        if op is B.atan2:
+            fmt = "ti_atan2_{t}({a}, {b})"  # see f64math.py
+        return fmt.format(a=a, b=b, t=WGSL_TYPE[dtype.name])
+    if op in _SHIFT:
+        return narrow(_shift(op, dtype, a, b), dtype)
+    if op in (B.div, B.mod):
+        return _guarded_division(op, dtype, a, b)
+    fmt = WGSL_BINARY.get(op)
+    if fmt is None:
+        return None
+    expr = fmt.format(a=a, b=b)
+    return narrow(expr, dtype) if op in _WRAPS else expr
+
+
+def _shift(op: B, dtype: PrimitiveType, a: str, b: str) -> str:
+    """Shift by `b mod bits` (the contract); `bit_shr` is logical even on signed types."""
+    constant = re.fullmatch(r"(-?\d+)l?[iu]", b)
+    if constant:
+        amount = f"{int(constant[1]) % dtype.bits}u"
+    else:
+        amount = f"(u32({b}) & {dtype.bits - 1}u)"
+    if op is B.bit_shr and dtype.kind == "int":
+        reg = WGSL_TYPE[dtype.name]
+        unsigned = "u64" if reg == "i64" else "u32"
+        pattern = f"{unsigned}({a})" if not is_narrow(dtype) else narrow_unsigned(a, dtype)
+        return f"{reg}({pattern} >> {amount})"
+    return f"({a} {_SHIFT[op]} {amount})"
+
+
+def narrow_unsigned(expr: str, dtype: PrimitiveType) -> str:
+    """The bit pattern of a narrow signed value as a zero-extended u32."""
+    return f"(u32({expr}) & {hex((1 << dtype.bits) - 1)}u)"
+
+
+def _guarded_division(op: B, dtype: PrimitiveType, a: str, b: str) -> str:
+    """C division that gives 0 for `x / 0`, `x % 0` and `INT_MIN / -1` (the contract)."""
+    z = zero(dtype)
+    one = literal(1, dtype)
+    symbol = "/" if op is B.div else "%"
+    constant = re.fullmatch(r"(-?\d+)l?[iu]", b)
+    if constant and int(constant[1]) not in (0, -1):
+        return f"({a} {symbol} {b})"  # nothing to guard, and drivers see the constant divisor
+    bad = f"({b} == {z})"
+    if dtype.kind == "int":
+        bad = f"({bad} | (({a} == {int_min(dtype)}) & ({b} == {literal(-1, dtype)})))"
+    return f"select({a} {symbol} select({b}, {one}, {bad}), {z}, {bad})"
+
+
+# --- unary operators ----------------------------------------------------------------------
+
+FLOAT_MATH: dict[U, str] = {
+    U.sqrt: "sqrt({x})",
+    U.floor: "floor({x})",
+    U.ceil: "ceil({x})",
+    U.abs: "abs({x})",
+    U.sin: "sin({x})",
+    U.cos: "cos({x})",
+    U.tan: "tan({x})",
+    U.asin: "asin({x})",
+    U.acos: "acos({x})",
+    U.tanh: "tanh({x})",
+    U.exp: "exp({x})",
+    U.log: "log({x})",
+    U.neg: "(-{x})",
+    U.inv: "({one} / {x})",
+    U.rcp: "({one} / {x})",
+    U.rsqrt: "({one} / sqrt({x}))",  # inverseSqrt is an approximation on some GPUs
+    U.sgn: "sign({x})",
+    U.round: "ti_round_{t}({x})",  # half away from zero, as ti.round; WGSL rounds to even
+}
+# GLSL.std.450 (what naga lowers WGSL math to on Vulkan) has these for 16/32-bit floats only;
+# for f64 the shader calls the functions of f64math.py
+F32_ONLY_MATH = {U.sin, U.cos, U.tan, U.asin, U.acos, U.tanh, U.exp, U.log}
+
+
+def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
+    """`op x` from `src` to `dst` as one WGSL expression (or None)."""
+    if op is U.cast_value:
+        return cast_value(src, dst, x)
+    if op is U.cast_bits:
+        return cast_bits(src, dst, x)
+    if op is U.logic_not:
+        return cast_value(PrimitiveType("u1", 1, "bool"), dst, f"({x} == {zero(src)})")
+    if src.is_float:
+        if (op in F32_ONLY_MATH and src.bits == 64) or op in (U.asin, U.acos):
+            return f"ti_{op.value}_{WGSL_TYPE[src.name]}({x})"  # see f64math.py
+        fmt = FLOAT_MATH.get(op)
+        reg = WGSL_TYPE[src.name]
+        return None if fmt is None else fmt.format(x=x, one=literal(1, src), t=reg)
+    return _integer_unary(op, src, x)
+
+
+def _integer_unary(op: U, src: PrimitiveType, x: str) -> str | None:
+    if op in (U.round, U.floor, U.ceil):
+        return x  # already integral
+    if src.kind == "bool":
+        # one-bit arithmetic: -x == x, |x| == x, sgn(x) == x (as LLVM's i1)
+        return {U.bit_not: f"(!{x})", U.abs: x, U.neg: x, U.sgn: x}.get(op)
+    signed = src.kind == "int"
+    if op is U.neg:
+        return narrow(f"(-{x})" if signed else f"({zero(src)} - {x})", src)
+    if op is U.abs:
+        return narrow(f"abs({x})", src) if signed else x
+    if op is U.sgn:
+        return f"sign({x})" if signed else f"select({zero(src)}, {literal(1, src)}, {x} != 0u)"
+    if op is U.bit_not:
+        return narrow(f"(~{x})", src)
+    if op in (U.popcnt, U.clz):
+        return _bit_count(op, src, x)
+    return None
+
+
+def _bit_count(op: U, src: PrimitiveType, x: str) -> str:
+    """popcnt / clz on the unsigned bit pattern; narrow types count within their width."""
+    reg = WGSL_TYPE[src.name]
+    fn = "countOneBits" if op is U.popcnt else "countLeadingZeros"
+    if not is_narrow(src):
+        return f"{fn}({x})"
+    pattern = narrow_unsigned(x, src)
+    result = f"{fn}({pattern})" if op is U.popcnt else f"({fn}({pattern}) - {32 - src.bits}u)"
+    return f"{reg}({result})"
+
+
+# --- casts --------------------------------------------------------------------------------
+
+
+def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
+    """The contract's `cast_value`: float->int truncates toward zero, int->int wraps or
+    extends by the source's signedness, anything -> u1 is `!= 0`."""
+    if src == dst:
+        return x
+    if dst.kind == "bool":
+        return f"({x} != {zero(src)})"  # NaN != 0 is true, as in C
+    dreg = WGSL_TYPE[dst.name]
+    if src.kind == "bool":
+        return f"select({zero(dst)}, {literal(1, dst)}, {x})"
+    if dst.is_float:
+        return f"{dreg}({x})"
+    if src.is_float:
+        return _float_to_int(src, dst, x)
+    return resize_int(src, dst, x)
+
+
+def resize_int(src: PrimitiveType, dst: PrimitiveType, x: str) -> str:
+    """Change width within the source's signedness (extending by it), then reinterpret the
+    bits as the destination's signedness, then wrap to a narrow destination."""
+    width = 64 if dst.bits == 64 else 32
+    sreg = WGSL_TYPE[src.name]
+    same_sign = {("int", 32): "i32", ("int", 64): "i64", ("uint", 32): "u32", ("uint", 64): "u64"}
+    step = same_sign[src.kind, width]
+    if step == "i64" and sreg == "i32":
+        # sign-extend by hand: Mesa 22.3's lavapipe compares `i64(x)` as if zero-extended
+        value = (
+            f"bitcast<i64>(select(0lu, 0xffffffff00000000lu, {x} < 0i) | u64(bitcast<u32>({x})))"
+        )
+    else:
+        value = x if step == sreg else f"{step}({x})"
+    dreg = WGSL_TYPE[dst.name]
+    if dreg != step:
+        value = f"{dreg}({value})"  # same width: a bit reinterpretation
+    return narrow(value, dst)
+
+
+def _float_to_int(src: PrimitiveType, dst: PrimitiveType, x: str) -> str:
+    """Truncate toward zero. Narrow types go through i32 and wrap, and u32 through the i32
+    pattern for negative values, as the CPU back end does; wider values saturate."""
+    dreg = WGSL_TYPE[dst.name]
+    if is_narrow(dst):
+        through = f"i32({x})" if dst.kind == "int" else f"u32(i32({x}))"
+        return narrow(through, dst)
+    if dst.name == "u32":
+        return f"select(u32({x}), u32(i32({x})), {x} < {zero(src)})"
+    return f"{dreg}({x})"
+
+
+def cast_bits(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
+    if src.bits != dst.bits or "bool" in (src.kind, dst.kind):
+        return None
+    if is_narrow(src):
+        return resize_int(src, dst, x)
+    return f"bitcast<{WGSL_TYPE[dst.name]}>({x})"
+
+
+# --- helper functions some expressions call ------------------------------------------------
+
+PRELUDE = {
+    "ti_round_f32": """fn ti_round_f32(x: f32) -> f32 {
+    let t = trunc(x);
+    return select(t, t + sign(x), abs(x - t) >= 0.5f);
+}""",
+    "ti_round_f64": """fn ti_round_f64(x: f64) -> f64 {
+    let t = trunc(x);
+    return select(t, t + sign(x), abs(x - t) >= 0.5lf);
+}""",
+    "ti_pow_f32": """fn ti_pow_f32(x: f32, y: f32) -> f32 {
+    // C's pow: x ** 0 == 1, and negative bases with integral exponents (WGSL's pow is
+    // undefined for x < 0)
+    if (y == 0.0f) { return 1.0f; }
+    if (x < 0.0f && y != trunc(y)) { return bitcast<f32>(0x7fc00000u); }
+    let r = pow(abs(x), y);
+    return select(r, -r, x < 0.0f && abs(y % 2.0f) == 1.0f);
+}""",
+}
