@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.matrix import BoundMatrixMethod
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.values import ExprVector, GroupedValue, LoopConfig, NdRangeValue
 from tistudio.ir import frontend as fe
@@ -69,11 +70,17 @@ def _range(t: Any, loc: Any, *args: Any) -> Any:
 
 
 def _cast(t: Any, loc: Any, value: Any, dtype: Any) -> Any:
-    return t.ops.cast(value, t.resolve_dtype(dtype, loc), loc)
+    target = t.resolve_dtype(dtype, loc)
+    if isinstance(value, ExprVector):
+        return t.elementwise(lambda e: t.ops.cast(e, target, loc), value, loc=loc)
+    return t.ops.cast(value, target, loc)
 
 
 def _bit_cast(t: Any, loc: Any, value: Any, dtype: Any) -> Any:
-    return t.ops.cast(value, t.resolve_dtype(dtype, loc), loc, bits=True)
+    target = t.resolve_dtype(dtype, loc)
+    if isinstance(value, ExprVector):
+        return t.elementwise(lambda e: t.ops.cast(e, target, loc, bits=True), value, loc=loc)
+    return t.ops.cast(value, target, loc, bits=True)
 
 
 def _python_or(fn: Callable[..., Any], make: Callable[..., Any]) -> Builtin:
@@ -127,24 +134,32 @@ def _atomic(op: AtomicOpType) -> Builtin:
 
 
 def _select(t: Any, loc: Any, cond: Any, a: Any, b: Any) -> Any:
+    if any(isinstance(v, ExprVector) for v in (cond, a, b)):
+        return t.elementwise(lambda c, x, y: _select(t, loc, c, x, y), cond, a, b, loc=loc)
     if not is_runtime(cond):
         return a if cond else b
     return t.ops.select(t.ops.truth(cond, loc), a, b, loc)
 
 
 def _py_int(t: Any, loc: Any, value: Any = 0, *rest: Any) -> Any:
+    if isinstance(value, ExprVector):  # int(v): every element, truncated
+        return t.elementwise(lambda e: _py_int(t, loc, e), value, loc=loc)
     if not is_runtime(value):
         return py.int(value, *rest)
     return t.ops.cast(value, t.config.default_ip, loc)
 
 
 def _py_float(t: Any, loc: Any, value: Any = 0.0) -> Any:
+    if isinstance(value, ExprVector):
+        return t.elementwise(lambda e: _py_float(t, loc, e), value, loc=loc)
     if not is_runtime(value):
         return py.float(value)
     return t.ops.cast(value, t.config.default_fp, loc)
 
 
 def _abs(t: Any, loc: Any, value: Any) -> Any:
+    if isinstance(value, ExprVector):
+        return t.elementwise(lambda e: _abs(t, loc, e), value, loc=loc)
     return py.abs(value) if not is_runtime(value) else t.ops.unary(UnaryOpType.abs, value, loc)
 
 
@@ -160,9 +175,22 @@ def _static_assert(t: Any, loc: Any, cond: Any, msg: str = "") -> None:
 
 
 def _pow(t: Any, loc: Any, a: Any, b: Any) -> Any:
+    if isinstance(a, ExprVector) or isinstance(b, ExprVector):
+        return t.elementwise(lambda x, y: _pow(t, loc, x, y), a, b, loc=loc)
     if not is_runtime(a) and not is_runtime(b):
         return a**b
     return t.ops.binary(BinaryOpType.pow, a, b, loc)
+
+
+def _rounding(op: UnaryOpType, fn: Callable[[float], Any]) -> Builtin:
+    """`ti.floor(x)` / `ti.floor(x, dtype)`: round, then (optionally) cast to `dtype`."""
+    plain = _unary(op, fn)
+
+    def impl(t: Any, loc: Any, x: Any, dt: Any = None) -> Any:
+        rounded = plain(t, loc, x)
+        return rounded if dt is None else _cast(t, loc, rounded, dt)
+
+    return impl
 
 
 def _float_math(fn: Callable[[float], float], op: UnaryOpType) -> Builtin:
@@ -239,6 +267,10 @@ BUILTINS: dict[str, Builtin] = {
     "Matrix.one": _filled(1.0),
     "Matrix.identity": _identity,
     "Matrix.unit": _unit,
+    "Matrix.rows": lambda t, loc, rows: _matrix(t, loc, list(rows)),
+    "Matrix.cols": lambda t, loc, cols: t.call_matrix_method(
+        BoundMatrixMethod("transpose", _matrix(t, loc, list(cols))), [], {}, loc
+    ),
     "static": _static,
     "ndrange": _ndrange,
     "grouped": _grouped,
@@ -263,8 +295,8 @@ BUILTINS: dict[str, Builtin] = {
     "log": _float_math(math.log, UnaryOpType.log),
     "sqrt": _float_math(math.sqrt, UnaryOpType.sqrt),
     "rsqrt": _float_math(_rsqrt, UnaryOpType.rsqrt),
-    "floor": _unary(UnaryOpType.floor, math.floor),
-    "ceil": _unary(UnaryOpType.ceil, math.ceil),
+    "floor": _rounding(UnaryOpType.floor, math.floor),
+    "ceil": _rounding(UnaryOpType.ceil, math.ceil),
     "round": _unary(UnaryOpType.round, py.round),  # Python values: Python's round, as Taichi
     "atan2": _binary(BinaryOpType.atan2, math.atan2),
     "max": _nary(BinaryOpType.max, py.max),

@@ -38,6 +38,38 @@ class TaichiRuntimeError(RuntimeError):
     """A failure while running a compiled kernel or touching runtime objects."""
 
 
+# What to call a Python construct (and what to do instead) when a kernel may not use it.
+CONSTRUCT_HINTS = {
+    "ListComp": "list comprehensions; use a ti.static(range(...)) loop or ti.Vector([...])",
+    "SetComp": "set comprehensions",
+    "DictComp": "dict comprehensions",
+    "GeneratorExp": "generator expressions",
+    "Lambda": "lambda expressions; define a @ti.func instead",
+    "NamedExpr": "assignment expressions (:=); assign on a line of its own",
+    "Await": "await",
+    "Yield": "yield",
+    "FunctionDef": "nested function definitions; define a @ti.func outside the kernel",
+    "ClassDef": "class definitions; define the class outside the kernel",
+    "Global": "global declarations; pass the value in or use a field",
+    "Nonlocal": "nonlocal declarations; pass the value in or use a field",
+    "Import": "imports; import at module level",
+    "ImportFrom": "imports; import at module level",
+    "Raise": "raise; use assert in debug mode, or check arguments before the launch",
+    "Try": "try/except",
+    "With": "with blocks",
+    "Delete": "del",
+}
+
+
+def unsupported(kind: str, node_name: str) -> str:
+    """The message for a Python construct kernels do not support: `'Try' statements are not
+    supported in Taichi kernels (try/except)`."""
+    hint = CONSTRUCT_HINTS.get(node_name)
+    quoted = f"'{node_name}'" if kind == "statements" else node_name
+    message = f"{quoted} {kind} are not supported in Taichi kernels"
+    return f"{message} ({hint})" if hint else message
+
+
 def format_error(message: str, loc: SourceLoc | None) -> str:
     if loc is None:
         return message

@@ -6,7 +6,12 @@ import ast
 import itertools
 from typing import Any
 
-from tistudio.frontend.errors import TaichiNameError, TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.errors import (
+    TaichiNameError,
+    TaichiSyntaxError,
+    TaichiTypeError,
+    unsupported,
+)
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import MISSING
 from tistudio.frontend.values import ExprVector, NdarrayArg, StructValue, StructVar, VectorVar
@@ -50,7 +55,7 @@ class ExpressionsMixin:
         method = getattr(self, f"expr_{type(node).__name__}", None)
         if method is None:
             raise TaichiSyntaxError(
-                f"{type(node).__name__} expressions are not supported in Taichi kernels",
+                unsupported("expressions", type(node).__name__),
                 self.loc(node),
             )
         return method(node)
@@ -68,7 +73,7 @@ class ExpressionsMixin:
             return self.read_vector_var(value, self.loc(node))
         if isinstance(value, StructVar):
             return self.read_struct_var(value, self.loc(node))
-        if hasattr(value, "_ti_matrix_value"):  # a Python-scope ti.Vector/ti.Matrix constant
+        if hasattr(value, "_ti_matrix_value") and not isinstance(value, type):  # a constant
             elements, shape = value._ti_matrix_value()
             return ExprVector(list(elements), tuple(shape))
         return value
@@ -298,13 +303,24 @@ class ExpressionsMixin:
             raise TaichiTypeError(f"indices must be integers, got {expr.dtype}", loc)
         return expr if expr.dtype == i32 else self.ops.cast(expr, i32, loc)
 
+    def unpack(self, value: Any, loc: Any) -> list[Any]:
+        """The values `*value` spreads into a call: a vector's elements or a Python sequence."""
+        if is_runtime(value):
+            raise TaichiSyntaxError(f"cannot unpack (*) a scalar {value.dtype} value", loc)
+        try:
+            return list(value)
+        except TypeError:
+            raise TaichiSyntaxError(
+                f"cannot unpack (*) a value of type {type(value).__name__}", loc
+            ) from None
+
     def expr_Call(self, node: ast.Call) -> Any:
         loc = self.loc(node)
         func = self.visit_expr(node.func)
         args: list[Any] = []
         for a in node.args:
             if isinstance(a, ast.Starred):
-                args.extend(self.visit_expr(a.value))
+                args.extend(self.unpack(self.visit_expr(a.value), loc))
             else:
                 args.append(self.visit_expr(a))
         kwargs = {k.arg: self.visit_expr(k.value) for k in node.keywords if k.arg is not None}

@@ -27,6 +27,7 @@ class ParamSpec:
     dtype: PrimitiveType | None = None
     ndim: int = 0
     element_shape: tuple[int, ...] = ()  # a vector/matrix parameter, or an ndarray's elements
+    struct_type: Any = None  # a struct parameter's type
 
 
 def build_frontend_ir(
@@ -59,6 +60,14 @@ def build_frontend_ir(
             arg = fe.ArgLoadExpr(len(params), dtype=spec.dtype, loc=loc)
             params.append(Param(spec.name, "scalar", spec.dtype))
             scope.bind(spec.name, transformer.new_var(spec.dtype, spec.name, arg, loc))
+        elif spec.kind == "struct":
+            types = transformer.struct_scalar_types(spec.struct_type, loc)
+            leaves = [
+                fe.ArgLoadExpr(len(params) + k, dtype=t, loc=loc) for k, t in enumerate(types)
+            ]
+            params.extend(Param(spec.name, "scalar", leaf.dtype) for leaf in leaves)
+            value = transformer.unflatten_struct(spec.struct_type, leaves, loc)
+            scope.bind(spec.name, transformer.declare_struct(spec.name, value, loc))
         elif spec.kind == "matrix":
             assert spec.dtype is not None
             elements = []

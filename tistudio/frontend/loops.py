@@ -128,7 +128,11 @@ class LoopsMixin:
             import itertools
 
             if any(is_runtime(b) or is_runtime(e) for b, e in iterable.bounds):
-                raise TaichiSyntaxError("ti.static(ti.ndrange(...)) needs compile-time bounds", loc)
+                raise TaichiSyntaxError(
+                    "ti.static() of range(...) or ti.ndrange(...) needs compile-time bounds, "
+                    "but a bound is computed at run time",
+                    loc,
+                )
             iterable = list(itertools.product(*(range(b, e) for b, e in iterable.bounds)))
         try:
             items = list(iterable)

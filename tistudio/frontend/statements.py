@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError, unsupported
 from tistudio.frontend.matrix import SWIZZLE
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import MISSING
@@ -23,6 +23,13 @@ ATOMIC_AUGASSIGN = {
 }
 
 
+class _Shape:
+    """A vector type of a given shape and no declared dtype (for vector literals)."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self._ti_matrix_type = (shape, None)
+
+
 class StatementsMixin:
     """Statement half of the transformer (see `transformer.Transformer`)."""
 
@@ -34,7 +41,7 @@ class StatementsMixin:
         method = getattr(self, f"stmt_{type(node).__name__}", None)
         if method is None:
             raise TaichiSyntaxError(
-                f"'{type(node).__name__}' statements are not supported in Taichi kernels",
+                unsupported("statements", type(node).__name__),
                 self.loc(node),
             )
         method(node)
@@ -62,8 +69,9 @@ class StatementsMixin:
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # a docstring
         value = self.visit_expr(node.value)
-        if isinstance(value, fe.AtomicOpExpr):
-            self.emit(fe.FrontendExprStmt(value, loc=self.loc(node)))
+        for item in value.elements if isinstance(value, ExprVector) else [value]:
+            if isinstance(item, fe.AtomicOpExpr):  # evaluated for its effect
+                self.emit(fe.FrontendExprStmt(item, loc=self.loc(node)))
 
     def stmt_Assign(self, node: ast.Assign) -> None:
         loc = self.loc(node)
@@ -132,7 +140,9 @@ class StatementsMixin:
         if isinstance(lhs, StructValue):
             self.store_struct(lhs, value, loc)
         elif isinstance(lhs, ExprVector):
-            if not isinstance(value, ExprVector):
+            if isinstance(value, (list, tuple)):  # x[i] = [0, 0]: a vector literal
+                value = self.construct_matrix_type(_Shape(lhs.shape), [value], loc)
+            elif not isinstance(value, ExprVector):
                 value = ExprVector([value] * len(lhs.elements), lhs.shape)
             value = self.materialize(value, loc)
             if value.shape != lhs.shape:

@@ -112,3 +112,37 @@ class StructsMixin:
             else:
                 out.append(v)
         return out
+
+    def struct_scalar_types(self, struct_type: Any, loc: Any) -> list[Any]:
+        """The scalar types of a struct's members, flattened in member order."""
+        out: list[Any] = []
+        for t in struct_type.members.values():
+            if hasattr(t, "_ti_struct_type"):
+                out.extend(self.struct_scalar_types(t._ti_struct_type, loc))
+            elif hasattr(t, "_ti_matrix_type"):
+                shape, elem = t._ti_matrix_type
+                count = 1
+                for n in shape:
+                    count *= n
+                out.extend([self.resolve_dtype(elem or float, loc)] * count)
+            else:
+                out.append(self.resolve_dtype(t, loc))
+        return out
+
+    def unflatten_struct(self, struct_type: Any, scalars: list[Any], loc: Any) -> StructValue:
+        """A struct value whose leaves are `scalars`, consumed in member order."""
+        rest = list(scalars)
+        members: dict[str, Any] = {}
+        for n, t in struct_type.members.items():
+            if hasattr(t, "_ti_struct_type"):
+                count = len(self.struct_scalar_types(t._ti_struct_type, loc))
+                members[n] = self.unflatten_struct(t._ti_struct_type, rest[:count], loc)
+            elif hasattr(t, "_ti_matrix_type"):
+                shape = tuple(t._ti_matrix_type[0])
+                count = len(self.struct_scalar_types(type(struct_type)({"m": t}), loc))
+                members[n] = ExprVector(rest[:count], shape)
+            else:
+                count = 1
+                members[n] = rest[0]
+            rest = rest[count:]
+        return StructValue(struct_type, members)

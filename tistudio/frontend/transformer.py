@@ -9,6 +9,7 @@ current block. Statements and expressions live in their own mixins; this class h
 from __future__ import annotations
 
 import ast
+import inspect
 from typing import Any
 
 from tistudio.frontend.builtins import BUILTINS, builtin_name, is_dtype
@@ -91,6 +92,7 @@ class Transformer(
     ) -> Any:
         name = builtin_name(func)
         if name is not None:
+            check_arguments(name, BUILTINS[name], self, loc, args, kwargs)
             return BUILTINS[name](self, loc, *args, **kwargs)
         if isinstance(func, BoundMatrixMethod):
             return self.call_matrix_method(func, args, kwargs, loc)
@@ -100,8 +102,9 @@ class Transformer(
             return self.inline_func(func, args, kwargs, loc)
         return self.call_type_or_python(func, args, kwargs, loc)
 
-    def call_type_or_python(self, func: Any, args: list[Any], kwargs: dict[str, Any],
-                            loc: Any) -> Any:
+    def call_type_or_python(
+        self, func: Any, args: list[Any], kwargs: dict[str, Any], loc: Any
+    ) -> Any:
         """A type used as a constructor or cast, or a plain Python function."""
         if hasattr(func, "_ti_struct_type"):  # a struct literal: Particle(x=..., m=1.0)
             return self.construct_struct(func._ti_struct_type, args, kwargs, loc)
@@ -119,13 +122,28 @@ class Transformer(
             )
         if func is print:
             raise TaichiSyntaxError("print() inside kernels is not supported yet", loc)
+        if _creates_fields(func):
+            raise TaichiSyntaxError(
+                f"{func.__name__}() cannot be called inside a kernel: create fields and ndarrays "
+                "in Python scope, before the kernel that uses them",
+                loc,
+            )
         return self.call_python(func, args, kwargs, loc)
 
     def construct_matrix_type(self, type_obj: Any, args: list[Any], loc: Any) -> ExprVector:
         shape, dtype = type_obj._ti_matrix_type
         flat: list[Any] = []
-        for a in args:
-            flat.extend(a.elements if isinstance(a, ExprVector) else [a])
+
+        def collect(value: Any) -> None:  # vectors, numbers and (nested) lists of them
+            if isinstance(value, ExprVector):
+                flat.extend(value.elements)
+            elif isinstance(value, (list, tuple)):
+                for v in value:
+                    collect(v)
+            else:
+                flat.append(value)
+
+        collect(args)
         count = 1
         for s in shape:
             count *= s
@@ -194,3 +212,26 @@ class Transformer(
         exprs = [self.ops.cast(v, t, loc) for v, t in zip(values, self.kernel_ret_types)]
         self.emit(fe.FrontendReturn(exprs, loc=loc))
         self.returned = True
+
+
+def check_arguments(
+    name: str, fn: Any, t: Any, loc: SourceLoc, args: list[Any], kwargs: dict[str, Any]
+) -> None:
+    """A builtin called with arguments it does not take is the user's mistake (`ti.static()`),
+    reported at the call, not as a Python TypeError from inside the compiler."""
+    try:
+        inspect.signature(fn).bind(t, loc, *args, **kwargs)
+    except TypeError as e:
+        raise TaichiSyntaxError(f"ti.{name}(): {e}", loc) from None
+
+
+# Python-scope constructors of memory: calling one while a kernel compiles would leave a field
+# that no launch has memory for.
+_MEMORY_CONSTRUCTORS = {"field", "ndarray", "dense", "place", "pointer", "bitmasked", "dynamic"}
+
+
+def _creates_fields(func: Any) -> bool:
+    module = getattr(func, "__module__", None) or ""
+    return module.startswith("tistudio.lang") and getattr(func, "__name__", "") in (
+        _MEMORY_CONSTRUCTORS
+    )

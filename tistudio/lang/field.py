@@ -43,6 +43,9 @@ class Field:
             raise RuntimeError("this field has no memory yet: place it with ti.root...place()")
         return self._snode
 
+    def _ti_leaves(self) -> list[Field]:
+        return [self]
+
     def _ti_subscript(self, indices: list[fe.Expr], loc: Any) -> fe.Expr:
         from tistudio.frontend.errors import TaichiSyntaxError
 
@@ -61,8 +64,10 @@ class Field:
         return self._ti_place_snode.shape
 
     @property
-    def snode(self) -> SNode:
-        return self._ti_place_snode
+    def snode(self) -> Any:
+        from tistudio.lang.snode import SNodeHandle
+
+        return SNodeHandle(self._ti_place_snode)
 
     @property
     def name(self) -> str:

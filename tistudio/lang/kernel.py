@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import operator
 import time
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,6 +97,8 @@ def _spec_of(name: str, annotation: Any, kernel_name: str) -> ParamSpec:
             shape, elem = dtype._ti_matrix_type
             return ParamSpec(name, "ndarray", to_dtype(elem or float), annotation.ndim or 0, shape)
         return ParamSpec(name, "ndarray", dtype, annotation.ndim or 0)
+    if hasattr(annotation, "_ti_struct_type"):  # a struct argument, passed as its scalars
+        return ParamSpec(name, "struct", struct_type=annotation._ti_struct_type)
     if hasattr(annotation, "_ti_matrix_type"):  # ti.math.vec3, ti.types.matrix(2, 2, f32)
         shape, elem = annotation._ti_matrix_type
         return ParamSpec(name, "matrix", to_dtype(elem or float), element_shape=shape)
@@ -159,6 +162,8 @@ class Kernel:
         ret = resolve_annotation(self.fn, self._ret_annotation)
         if ret is None or ret is inspect.Signature.empty:
             return []
+        if typing.get_origin(ret) is tuple:  # -> tuple[ti.i32, ti.math.vec2]
+            ret = typing.get_args(ret)
         return [_ret_item(r) for r in (ret if isinstance(ret, (tuple, list)) else (ret,))]
 
     def _key(self, args: tuple, specs: list[ParamSpec]) -> tuple:
@@ -168,7 +173,7 @@ class Kernel:
                 key.append(_template_key(arg))
             elif spec.kind == "ndarray":
                 arr = _as_array(arg, spec, self.__name__)
-                key.append((arr.dtype.str, arr.ndim))
+                key.append((arr.dtype.str, arr.ndim, getattr(arg, "element_shape", ())))
             else:
                 key.append("#")
         return tuple(key)
@@ -205,7 +210,7 @@ class Kernel:
             return None
         if entry.ret_layout is not None:
             return _pack_returns(returned, entry.ret_layout)
-        return returned[0] if len(returned) == 1 else returned
+        return returned[0] if len(returned) == 1 else list(returned)  # Taichi returns a list
 
     def _lookup(self, args: tuple, specs: list[ParamSpec], program: Any) -> CacheEntry:
         """The slow path of a call: the full template key, compiling on a miss; then remember
@@ -248,7 +253,7 @@ class Kernel:
             compile_ms,
             result,
             runtime_positions=positions,
-            flat_args=all(s.kind != "matrix" for s in specs),
+            flat_args=all(s.kind not in ("matrix", "struct") for s in specs),
             ret_layout=layout if any(kind != "scalar" for kind, _ in layout) else None,
             arch=program.config.arch,
             pick=_picker(positions) if all(s.kind in _PLAIN for s in specs) else None,
@@ -275,14 +280,11 @@ class Kernel:
             if s.kind == "ndarray"
         }
         ndarrays = {}
-        for spec in specs:
-            if spec.kind == "ndarray":
+        for spec, arg in zip(specs, args):
+            if spec.kind == "ndarray":  # a ti.ndarray knows its element shape
                 arr = arrays[spec.name]
-                ndarrays[spec.name] = (
-                    to_dtype(arr.dtype),
-                    arr.ndim - len(spec.element_shape),
-                    spec.element_shape,
-                )
+                shape = spec.element_shape or tuple(getattr(arg, "element_shape", ()))
+                ndarrays[spec.name] = (to_dtype(arr.dtype), arr.ndim - len(shape), shape)
         start = time.perf_counter()
         ir = build_frontend_ir(
             self.fn,
@@ -408,7 +410,9 @@ def _flatten_args(args: tuple, specs: list[ParamSpec], positions: tuple[int, ...
     out: list[Any] = []
     for i in positions:
         spec, arg = specs[i], args[i]
-        if spec.kind == "matrix":
+        if spec.kind == "struct":
+            out.extend(_struct_scalars(spec.struct_type, arg))
+        elif spec.kind == "matrix":
             values = np.asarray(arg.to_numpy() if hasattr(arg, "to_numpy") else arg)
             if values.shape != spec.element_shape:
                 raise ValueError(
@@ -418,6 +422,22 @@ def _flatten_args(args: tuple, specs: list[ParamSpec], positions: tuple[int, ...
             out.extend(v.item() for v in values.reshape(-1))
         else:
             out.append(_runtime_arg(arg, spec))
+    return out
+
+
+def _struct_scalars(struct_type: Any, value: Any) -> list[Any]:
+    """A struct argument (a `Struct` or a dict) as its scalars, in member order."""
+    items = value.to_dict() if hasattr(value, "to_dict") else dict(value)
+    out: list[Any] = []
+    for n, t in struct_type.members.items():
+        v = items.get(n, 0)
+        if hasattr(t, "_ti_struct_type"):
+            out.extend(_struct_scalars(t._ti_struct_type, v))
+        elif hasattr(t, "_ti_matrix_type"):
+            data = v.to_numpy() if hasattr(v, "to_numpy") else v
+            out.extend(np.asarray(data).reshape(-1).tolist())
+        else:
+            out.append(v)
     return out
 
 
@@ -457,10 +477,10 @@ def _pack_returns(values: tuple, layout: list[tuple[str, Any]]) -> Any:
             out.append(chunk[0])
         elif kind == "matrix":
             shape, dtype = payload
-            out.append(Matrix(np.array(chunk, dtype=dtype.numpy_name).reshape(shape)))
+            out.append(Matrix(np.array(chunk).reshape(shape), dtype))
         else:
             out.append(pack_struct(payload, chunk))
-    return out[0] if len(out) == 1 else tuple(out)
+    return out[0] if len(out) == 1 else out  # several values come back as a list, as in Taichi
 
 
 def _runtime_args(entry: CacheEntry, args: tuple, specs: list[ParamSpec]) -> Any:
@@ -495,7 +515,8 @@ def _fast_key_function(specs: list[ParamSpec]) -> Callable[[tuple], tuple] | Non
     def key(args: tuple) -> tuple:
         return pick(args) + tuple(
             [
-                (type(args[i]), getattr(args[i], "dtype", None), getattr(args[i], "ndim", None))
+                (type(args[i]), getattr(args[i], "dtype", None), getattr(args[i], "ndim", None),
+                 getattr(args[i], "element_shape", None))
                 for i in arrays
             ]
         )

@@ -30,6 +30,7 @@ class Matrix:
 
             data = data.astype(numpy_dtype(to_dtype(dt)))
         self._data = data
+        self._typed = dt is not None  # a kernel's return keeps its dtype in to_numpy()
 
     # --- the frontend's view: a constant vector -------------------------------------------
 
@@ -47,7 +48,9 @@ class Matrix:
         return self._data.shape[1] if self._data.ndim == 2 else 1
 
     def to_numpy(self) -> np.ndarray:
-        return self._data.copy()
+        """Like Taichi's: a value typed by a kernel keeps its dtype; one built in Python scope
+        comes from Python numbers, so float64 / int64."""
+        return self._data.copy() if self._typed else np.array(self._data.tolist())
 
     def to_list(self) -> list[Any]:
         return self._data.tolist()
@@ -63,6 +66,10 @@ class Matrix:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self._data[key] = value
+        if self._write_back is not None:  # an element of a vector field: write it through
+            self._write_back(self._data)
+
+    _write_back = None
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or not set(name) <= SWIZZLE.keys():
@@ -176,6 +183,14 @@ class Matrix:
         return Matrix(np.eye(n), dt)
 
     @staticmethod
+    def rows(rows: list[Any]) -> Matrix:
+        return Matrix([np.asarray(r.to_numpy() if isinstance(r, Matrix) else r) for r in rows])
+
+    @staticmethod
+    def cols(cols: list[Any]) -> Matrix:
+        return Matrix.rows(cols).transpose()
+
+    @staticmethod
     def unit(n: int, i: int, dt: Any = None) -> Matrix:
         data = np.zeros(n)
         data[i] = 1
@@ -221,7 +236,9 @@ class Vector(Matrix):
         return matrix_ndarray((n,), dtype, shape)
 
 
-for _cls, _names in ((Matrix, ("zero", "one", "identity", "unit")), (Vector, ("zero",))):
+
+for _cls, _names in ((Matrix, ("zero", "one", "identity", "unit", "rows", "cols")),
+                     (Vector, ("zero",))):
     for _name in _names:
         getattr(_cls, _name).__ti_builtin__ = f"{_cls.__name__}.{_name}"
 

@@ -18,7 +18,7 @@ from tistudio.ir import frontend as fe
 from tistudio.ir.snode import SNode
 from tistudio.lang.field import Field
 from tistudio.lang.matrix import Matrix
-from tistudio.lang.types import to_dtype
+from tistudio.lang.types import numpy_dtype, to_dtype
 
 
 class MatrixField:
@@ -35,6 +35,9 @@ class MatrixField:
     @property
     def _ti_place_snode(self) -> SNode:
         return self.components[0]._ti_place_snode
+
+    def _ti_leaves(self) -> list[Field]:
+        return list(self.components)
 
     def _ti_subscript(self, indices: list[fe.Expr], loc: Any) -> ExprVector:
         return ExprVector(
@@ -56,8 +59,10 @@ class MatrixField:
         return self.element_shape[1] if len(self.element_shape) == 2 else 1
 
     @property
-    def snode(self) -> SNode:
-        return self._ti_place_snode
+    def snode(self) -> Any:
+        from tistudio.lang.snode import SNodeHandle
+
+        return SNodeHandle(self._ti_place_snode)
 
     @property
     def name(self) -> str:
@@ -93,7 +98,10 @@ class MatrixField:
 
     def __getitem__(self, key: Any) -> Matrix:
         values = [c[key] for c in self.components]
-        return Matrix(np.array(values).reshape(self.element_shape))
+        dtype = numpy_dtype(self.dtype)
+        element = Matrix(np.array(values, dtype=dtype).reshape(self.element_shape))
+        element._write_back = lambda data: self.__setitem__(key, data)  # v[i][c] = x writes
+        return element
 
     def __setitem__(self, key: Any, value: Any) -> None:
         for c, v in zip(self.components, _element_values(value, len(self.components))):

@@ -24,6 +24,10 @@ class Ndarray:
         self.element_shape = tuple(element_shape)
         self._ti_numpy_storage = np.zeros(shape + self.element_shape, numpy_dtype(self.dtype))
 
+    @property
+    def ndim(self) -> int:
+        return self._ti_numpy_storage.ndim
+
     def to_numpy(self) -> np.ndarray:
         return self._ti_numpy_storage.copy()
 
@@ -38,10 +42,18 @@ class Ndarray:
 
     def __getitem__(self, key: Any) -> Any:
         value = self._ti_numpy_storage[key]
-        return value.item() if isinstance(value, np.generic) else value.copy()
+        if isinstance(value, np.generic):
+            return value.item()
+        if self.element_shape and value.shape == self.element_shape:  # one vector element
+            from tistudio.lang.matrix import Matrix
+
+            element = Matrix(value.copy())
+            element._write_back = lambda data: self.__setitem__(key, data)
+            return element
+        return value.copy()
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._ti_numpy_storage[key] = value
+        self._ti_numpy_storage[key] = value.to_numpy() if hasattr(value, "to_numpy") else value
 
     def __repr__(self) -> str:
         return f"<ti.ndarray {self.dtype}{list(self.shape)}>"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tistudio.frontend.builtins import BUILTINS
+from tistudio.lang.types import template  # noqa: F401 - ti.math funcs annotate with it
 
 
 def _builtin(name: str, python: Callable[..., Any] | None = None) -> Callable[..., Any]:

@@ -51,7 +51,8 @@ class SNodeBuilder:
         parent = self.ptr
         self._check_open(parent, program)
         for f in fields:
-            for component in getattr(f, "components", [f]):  # a vector field places each one
+            leaves = f._ti_leaves() if hasattr(f, "_ti_leaves") else [f]
+            for component in leaves:  # a vector or struct field places each scalar field
                 component._attach(
                     parent.place(component.dtype, program.new_snode_id(), component._name)
                 )
@@ -81,3 +82,33 @@ class SNodeBuilder:
 
 
 root = SNodeBuilder(None)
+
+
+class SNodeHandle:
+    """`field.snode`: a read-only view of a field's SNode (`.shape`, `.parent()`, `.id`)."""
+
+    def __init__(self, snode: SNode) -> None:
+        self.ptr = snode
+
+    @property
+    def id(self) -> int:
+        return self.ptr.id
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.ptr.shape
+
+    def parent(self, n: int = 1) -> SNodeHandle | None:
+        node: SNode | None = self.ptr
+        for _ in range(n):
+            node = node.parent if node is not None else None
+        return SNodeHandle(node) if node is not None else None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SNodeHandle) and other.ptr is self.ptr
+
+    def __hash__(self) -> int:
+        return hash(self.ptr.id)
+
+    def __repr__(self) -> str:
+        return f"<ti.SNode {self.ptr.ref()}>"

@@ -60,6 +60,9 @@ class Struct:
 
     def __setattr__(self, name: str, value: Any) -> None:
         self._values[name] = value
+        write_back = self.__dict__.get("_write_back")
+        if write_back is not None:  # an element of a struct field: write it through
+            write_back(name, value)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v.to_dict() if isinstance(v, Struct) else v for k, v in self._values.items()}
@@ -101,11 +104,17 @@ class StructField:
         return _leaves(self)[0].shape
 
     @property
-    def snode(self) -> SNode:
-        return self._ti_place_snode
+    def snode(self) -> Any:
+        from tistudio.lang.snode import SNodeHandle
 
+        return SNodeHandle(self._ti_place_snode)
+
+    @property
     def keys(self) -> list[str]:
         return list(self._members)
+
+    def _ti_leaves(self) -> list[Any]:
+        return _leaves(self)
 
     def to_numpy(self) -> dict[str, Any]:
         return {n: m.to_numpy() for n, m in self._members.items()}
@@ -119,7 +128,10 @@ class StructField:
             m.fill(value)
 
     def __getitem__(self, key: Any) -> Struct:
-        return Struct(self._type, {n: m[key] for n, m in self._members.items()})
+        element = Struct(self._type, {n: m[key] for n, m in self._members.items()})
+        object.__setattr__(element, "_write_back",
+                           lambda name, value: self._members[name].__setitem__(key, value))
+        return element
 
     def __setitem__(self, key: Any, value: Any) -> None:
         items = value.to_dict() if isinstance(value, Struct) else dict(value)
@@ -199,9 +211,10 @@ def pack_struct(struct_type: StructType, values: list[Any]) -> Struct:
             count = _scalar_count(t)
             members[n] = pack_struct(t, values[pos : pos + count])
         elif hasattr(t, "_ti_matrix_type"):
-            shape = tuple(t._ti_matrix_type[0])
+            shape, elem = t._ti_matrix_type
             count = int(np.prod(shape))
-            members[n] = Matrix(np.array(values[pos : pos + count]).reshape(shape))
+            data = np.array(values[pos : pos + count]).reshape(shape)
+            members[n] = Matrix(data, to_dtype(elem or float))
         else:
             count = 1
             members[n] = values[pos]
