@@ -239,6 +239,7 @@ def case_matrix_identity_zero_outer_product(ti):
         outer[None] = a.outer_product(b)
         rect[None] = a.outer_product(ti.Vector([2.0, -3.0]))
         m = ti.Matrix.zero(ti.f32, 2, 2)
+        ti.loop_config(serialize=True)  # `m` is shared by the iterations: keep them in order
         for k in range(4):
             v = ti.Vector([k * 1.0, 1.0 - k])
             m += v.outer_product(v)

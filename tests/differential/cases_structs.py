@@ -143,6 +143,7 @@ def case_struct_locals_copy_and_write_back(ti):
                 f[i] = p
         f[4] = f[0]  # whole struct copy between elements
         q = item(a=0, v=ti.math.vec3(0.0))
+        ti.loop_config(serialize=True)  # `q` is shared by the iterations: keep them in order
         for k in range(3):
             q = item(a=q.a + k, v=q.v + k)
         f[3] = q

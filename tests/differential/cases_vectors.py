@@ -26,6 +26,7 @@ def case_vector_construction_and_indexing(ti):
         for i in range(4):  # dynamic index into a local vector
             iout[i] = w[i] * 2
         acc = ti.Vector([0.0, 0.0, 0.0])
+        ti.loop_config(serialize=True)  # `acc` is shared by the iterations: keep them in order
         for k in range(5):
             acc += ti.Vector([k, k * k, 1.0])
             acc[1] -= 1
