@@ -50,6 +50,9 @@ class _Lowerer:
         self.vars: dict[fe.Identifier, Stmt] = {}
         self.loop_vars: dict[int, Stmt] = {}  # id(LoopVarExpr) -> index value
         self.out: list[Block] = []
+        # id(Expr) -> (Expr, its value) within one frontend statement: the frontend shares
+        # subtrees (`a % b` is `a - b * (a // b)`), and a shared subtree is evaluated once
+        self.lowered: dict[int, tuple[fe.Expr, Stmt]] = {}
 
     def add(self, stmt: Stmt, loc: object) -> Stmt:
         stmt.loc = loc  # type: ignore[assignment]
@@ -59,9 +62,13 @@ class _Lowerer:
         block = Block()
         self.out.append(block)
         for stmt in source:
-            getattr(self, f"lower_{type(stmt).__name__}")(stmt)
+            self.lower(stmt)
         self.out.pop()
         return block
+
+    def lower(self, stmt: fe.Stmt) -> None:
+        self.lowered = {}
+        getattr(self, f"lower_{type(stmt).__name__}")(stmt)
 
     # --- statements ------------------------------------------------------------------------
 
@@ -97,7 +104,7 @@ class _Lowerer:
         exit_if = self.add(If(stop), s.loc)
         exit_if.true_block.append(Break(loc=s.loc))
         for stmt in s.body:
-            getattr(self, f"lower_{type(stmt).__name__}")(stmt)
+            self.lower(stmt)
         self.out.pop()
 
     def lower_FrontendBreak(self, s: fe.FrontendBreak) -> None:
@@ -129,7 +136,7 @@ class _Lowerer:
                 LoopIndex(loop, 0, ret_type=i32), s.loc
             )
         for stmt in s.body:
-            getattr(self, f"lower_{type(stmt).__name__}")(stmt)
+            self.lower(stmt)
         del self.out[depth:]
 
     def lower_ndrange(self, s: fe.FrontendFor) -> Stmt:
@@ -140,7 +147,14 @@ class _Lowerer:
     # --- expressions -----------------------------------------------------------------------
 
     def expr(self, e: fe.Expr) -> Stmt:
-        return getattr(self, f"expr_{type(e).__name__}")(e)
+        """The value of `e`, lowered once per statement even where the tree shares `e`
+        (reused only where the earlier value is visible: in a block still open)."""
+        known = self.lowered.get(id(e))
+        if known is not None and known[0] is e and any(known[1].parent is b for b in self.out):
+            return known[1]
+        value = getattr(self, f"expr_{type(e).__name__}")(e)
+        self.lowered[id(e)] = (e, value)
+        return value
 
     def expr_ConstExpr(self, e: fe.ConstExpr) -> Stmt:
         return self.add(Const(e.value, ret_type=e.dtype), e.loc)

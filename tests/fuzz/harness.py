@@ -1,0 +1,150 @@
+"""Run one generated program three ways and compare: the CPU back end, the reference interpreter
+on the final IR, and the interpreter on the early IR (right after `type_check` and `scalarize`).
+
+Early IR vs final IR disagreeing points at a pass; final IR vs CPU points at the back end. Integers
+compare bit for bit. Floats compare exactly when the program used no transcendental function (the
+kernels run with `fast_math=False`, so every operation is IEEE-rounded, as NumPy's are); otherwise
+with a relative tolerance of 1e-6 for f32 and 1e-12 for f64, because libm and NumPy may differ in
+the last bits of `sin` or `exp`. Integer-only programs run with `fast_math=True` too.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import tistudio as ti
+from tistudio.frontend.kernel_builder import build_frontend_ir
+from tistudio.ir.interpreter import interpret
+from tistudio.lang import impl
+from tistudio.lang.types import to_dtype
+from tistudio.passes import lower_ast, scalarize, type_check
+from tistudio.passes.context import PassContext
+
+from .generator import TRANSCENDENTAL, Program
+
+_COUNTER = itertools.count()
+_DIR = Path(tempfile.mkdtemp(prefix="tistudio_fuzz_"))
+
+
+class Mismatch(AssertionError):
+    """The three runs of a program disagree."""
+
+
+@dataclass
+class Outcome:
+    """Everything a run produced: the return value, and every field and ndarray afterwards."""
+
+    returned: Any
+    arrays: dict[str, np.ndarray]
+
+
+def load_program(program: Program) -> Any:
+    """Write the program's source to a new file (the frontend reads real source) and import it."""
+    path = _DIR / f"fuzz_kernel_{next(_COUNTER)}.py"
+    path.write_text(program.source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def random_values(dtype: np.dtype, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    if dtype.kind == "f":
+        pool = np.array([0.0, -0.0, 1.0, -1.5, 0.1, 3.0, 1e10, -1e-3, 1e30, 7.75, 100.5, -42.0])
+        return rng.choice(pool, size=shape).astype(dtype)
+    info = np.iinfo(dtype)
+    raw = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
+    small = rng.integers(-3, 10, size=shape).astype(dtype)
+    return np.where(rng.random(shape) < 0.5, small, raw)
+
+
+def run_program(program: Program, fast_math: bool = False) -> None:
+    """Run `program` on the CPU and on the interpreter (twice); raise `Mismatch` if they differ."""
+    ti.init(arch=ti.cpu, offline_cache=False, fast_math=fast_math)
+    module = load_program(program)
+    kern, fields = module.make(ti)
+    rng = np.random.default_rng(program.data_seed)
+    for f in fields:
+        f.from_numpy(random_values(f.to_numpy().dtype, f.to_numpy().shape, rng))
+    ndarrays = [a for a in program.arrays if a.is_ndarray]
+    arrays = [random_values(np.dtype(_numpy_name(a.dtype)), a.shape, rng) for a in ndarrays]
+    args = [value for _, value in program.scalar_args] + arrays
+    program_state = impl.get_program()
+    program_state.materialize()
+    initial = [t.buffer.copy() for t in program_state.trees]
+    initial_arrays = [a.copy() for a in arrays]
+    cpu_returned = kern(*args)
+    cpu = Outcome(cpu_returned, _arrays_of(fields, ndarrays, arrays))
+    final = kern.instances()[0].result.final_ir
+    interpreted = {}
+    for label, ir in (("early IR", early_ir(kern, args)), ("final IR", final)):
+        trees = [b.copy() for b in initial]
+        copies = [a.copy() for a in initial_arrays]
+        returned = interpret(ir, [v for _, v in program.scalar_args] + copies, trees)
+        interpreted[label] = (returned, trees, copies)
+    exact = not any(fn in program.source for fn in TRANSCENDENTAL + ("**",))
+    for label, (returned, trees, copies) in interpreted.items():
+        for tree, buffer in zip(program_state.trees, trees):
+            tree.buffer[...] = buffer
+        value = returned[0] if returned else None
+        outcome = Outcome(value, _arrays_of(fields, ndarrays, copies))
+        compare(cpu, outcome, exact, f"CPU vs interpreter on {label}", program.ret_type or "")
+
+
+def _numpy_name(dtype: str) -> str:
+    return getattr(ti, dtype).numpy_name
+
+
+def _arrays_of(fields: list[Any], ndarrays: list[Any], arrays: list[np.ndarray]) -> dict:
+    out = {f"field {k}": f.to_numpy() for k, f in enumerate(fields)}
+    out.update({f"ndarray {a.name}": arr.copy() for a, arr in zip(ndarrays, arrays)})
+    return out
+
+
+def compare(expected: Outcome, actual: Outcome, exact: bool, label: str, ret: str = "") -> None:
+    problems = []
+    want, got = np.asarray(expected.returned), np.asarray(actual.returned)
+    if ret in ("f32", "f64"):  # Python floats: compare at the kernel's precision
+        want, got = want.astype(ret.replace("f", "float")), got.astype(ret.replace("f", "float"))
+    if not same(want, got, exact):
+        problems.append(f"return value: {expected.returned!r} != {actual.returned!r}")
+    for name, want in expected.arrays.items():
+        got = actual.arrays[name]
+        if not same(want, got, exact):
+            problems.append(f"{name}:\n  {want!r}\n  {got!r}")
+    if problems:
+        raise Mismatch(f"{label}: " + "\n".join(problems))
+
+
+def same(a: np.ndarray, b: np.ndarray, exact: bool) -> bool:
+    if a.dtype.kind != "f" and b.dtype.kind != "f":
+        return a.shape == b.shape and bool(np.array_equal(a, b))
+    rtol = 1e-6 if np.float32 in (a.dtype.type, b.dtype.type) else 1e-12
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    if exact:
+        return bool(np.array_equal(a, b, equal_nan=True))
+    return bool(np.allclose(a, b, rtol=rtol, atol=rtol, equal_nan=True))
+
+
+def early_ir(kern: Any, args: list[Any]) -> Any:
+    """The kernel's IR after `lower_ast`, `type_check` and `scalarize`, before any optimisation."""
+    program = impl.get_program()
+    specs = kern._specs_cached
+    ndarrays = {
+        s.name: (to_dtype(a.dtype), a.ndim, ()) for s, a in zip(specs, args) if s.kind == "ndarray"
+    }
+    ir = build_frontend_ir(
+        kern.fn, kern._parsed, specs, {}, ndarrays, kern._ret_types(), program.config, "early"
+    )
+    ctx = PassContext(program.config)
+    for module in (lower_ast, type_check, scalarize):
+        module.run(ir, ctx)
+    return ir
