@@ -64,8 +64,16 @@ def run_all(page: Page, url: str) -> None:
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
 
 
+def wait_until_cell_ran(page: Page, index: int, count: int) -> None:
+    """Wait until cell `index` shows execution count `count` (the panel is redrawn once, with
+    its final static HTML, when its cell ends)."""
+    prompt = page.locator(".jp-Cell .jp-InputPrompt").nth(index)
+    expect(prompt).to_have_text(f"[{count}]:", timeout=60_000)
+
+
 def test_panel_renders_and_pass_diff_highlights_lines(lab, page: Page, artifacts):
     run_all(page, lab.notebook("panel.ipynb", [SETUP, KERNEL_CELL]))
+    wait_until_cell_ran(page, 1, 2)
     explorer = page.locator(".tistudio-passes")
     expect(explorer).to_have_attribute("data-ready", "1", timeout=60_000)
     expect(explorer.locator(".ti-pass").first).to_be_visible(timeout=30_000)

@@ -328,9 +328,9 @@ function hover(event, canvas, model, state, tip) {
     const [ni, nj, at] = plane(model);
     const i = Math.floor((x / rect.width) * ni), j = nj - 1 - Math.floor((y / rect.height) * nj);
     if (i < 0 || i >= ni || j < 0 || j >= nj) return (tip.style.display = "none");
-    const approx = model.get("encoding") === "u8" ? "≈ " : "";
+    const sign = model.get("encoding") === "u8" ? "≈" : "=";
     const index = model.get("shape").length === 3 ? sliceIndex(model, i, j) : `${i}, ${j}`;
-    text = `${name}[${index}] = ${approx}${fmt(valueAt(model, raw, at(i, j)))}`;
+    text = `${name}[${index}] ${sign} ${fmt(valueAt(model, raw, at(i, j)))}`;
   }
   tip.textContent = text;
   tip.style.display = "block";
