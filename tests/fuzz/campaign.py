@@ -57,9 +57,9 @@ def main() -> None:
 def _report(tried: int, failures: list, seconds: float, out: Path) -> None:
     for k, (program, error) in enumerate(failures):
         out.mkdir(parents=True, exist_ok=True)
-        (out / f"mismatch_{k}.py").write_text(
-            f"# {type(error).__name__}: {error}\n" + program.source
-        )
+        text = f"{type(error).__name__}: {error}\nscalar args {program.scalar_args}, data seed "
+        header = "".join(f"# {line}\n" for line in f"{text}{program.data_seed}".splitlines())
+        (out / f"mismatch_{k}.py").write_text(header + program.source)
     print(f"kernels tried: {tried}; mismatches or errors: {len(failures)}; {seconds:.0f} s")
     if failures:
         print(f"their sources are in {out}/")

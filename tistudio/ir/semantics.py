@@ -43,7 +43,7 @@ def shift(op: B, a: int, amount: int, t: PrimitiveType) -> int:
     s = amount % t.bits  # shift amounts are taken modulo the bit width
     if op is B.bit_shl:
         return a << s
-    if op is B.bit_shr:  # logical: shift the unsigned bit pattern
+    if op is B.bit_shr or t.kind == "uint":  # logical (`>>` of an unsigned type is too)
         return (a & ((1 << t.bits) - 1)) >> s
     signed = a - (1 << t.bits) if a >= 1 << (t.bits - 1) else a
     return signed >> s  # bit_sar: arithmetic, on the signed reading of the bits
