@@ -14,9 +14,10 @@ import math
 
 from tistudio.ir.ops import BinaryOpType, TaskType
 from tistudio.ir.snode import SNode
-from tistudio.ir.statements import BinaryOp, Const, LoopIndex, Offloaded
+from tistudio.ir.statements import BinaryOp, LoopIndex, Offloaded
 from tistudio.ir.stmt import Kernel, Stmt, walk
 from tistudio.ir.types import i32
+from tistudio.passes import index_math as ix
 from tistudio.passes.context import PassContext
 
 
@@ -61,47 +62,9 @@ def _axis_index(axis: int, digits: list[tuple[int, int]], out: list[Stmt]) -> St
             continue
         stride = math.prod(s for _, s in digits[d + 1 :])
         weight = math.prod(s for a, s in digits[d + 1 :] if a == axis)
-        value = _divide(out, linear, stride)
+        value = ix.divide(out, linear, stride)
         if d > 0:  # the first digit is already < size, as the linear index is < total
-            value = _remainder(out, value, size)
-        value = _multiply(out, value, weight)
-        acc = value if acc is None else _emit(out, BinaryOp(BinaryOpType.add, acc, value))
-    return acc if acc is not None else _emit(out, Const(0))
-
-
-def _is_pow2(n: int) -> bool:
-    return n & (n - 1) == 0
-
-
-def _divide(out: list[Stmt], x: Stmt, d: int) -> Stmt:
-    """x // d for x >= 0 (a shift right when d is a power of two)."""
-    if d == 1:
-        return x
-    if _is_pow2(d):
-        return _binary(out, BinaryOpType.bit_sar, x, d.bit_length() - 1)
-    return _binary(out, BinaryOpType.div, x, d)
-
-
-def _remainder(out: list[Stmt], x: Stmt, m: int) -> Stmt:
-    if _is_pow2(m):
-        return _binary(out, BinaryOpType.bit_and, x, m - 1)
-    return _binary(out, BinaryOpType.mod, x, m)
-
-
-def _multiply(out: list[Stmt], x: Stmt, m: int) -> Stmt:
-    if m == 1:
-        return x
-    if _is_pow2(m):
-        return _binary(out, BinaryOpType.bit_shl, x, m.bit_length() - 1)
-    return _binary(out, BinaryOpType.mul, x, m)
-
-
-def _binary(out: list[Stmt], op: BinaryOpType, x: Stmt, value: int) -> Stmt:
-    return _emit(out, BinaryOp(op, x, _emit(out, Const(value)), ret_type=i32))
-
-
-def _emit(out: list[Stmt], stmt: Stmt) -> Stmt:
-    if stmt.ret_type is None:
-        stmt.ret_type = i32
-    out.append(stmt)
-    return stmt
+            value = ix.remainder(out, value, size)
+        value = ix.multiply(out, value, weight)
+        acc = value if acc is None else ix.emit(out, BinaryOp(BinaryOpType.add, acc, value))
+    return acc if acc is not None else ix.constant(out, 0)

@@ -15,9 +15,10 @@ import math
 
 from tistudio.ir.ops import BinaryOpType
 from tistudio.ir.snode import SNode
-from tistudio.ir.statements import BinaryOp, Const, GetCh, GetRoot, GlobalPtr, SNodeLookup
+from tistudio.ir.statements import BinaryOp, GetCh, GetRoot, GlobalPtr, SNodeLookup
 from tistudio.ir.stmt import Kernel, Stmt
 from tistudio.ir.types import PointerType, gen, i32
+from tistudio.passes import index_math as ix
 from tistudio.passes.context import PassContext
 
 _GEN_PTR = PointerType(gen)
@@ -37,15 +38,15 @@ def _lower(kernel: Kernel, ptr: GlobalPtr) -> None:
     path = ptr.snode.path()
     assert path[0].type == "root", f"{ptr.snode.ref()} is not attached to an SNode tree"
     out: list[Stmt] = []
-    root = _emit(out, GetRoot(ptr.snode.tree_id, ret_type=_GEN_PTR))
-    address = _emit(out, SNodeLookup(path[0], root, _constant(out, 0), ret_type=_GEN_PTR))
+    root = ix.emit(out, GetRoot(ptr.snode.tree_id, ret_type=_GEN_PTR))
+    address = ix.emit(out, SNodeLookup(path[0], root, ix.constant(out, 0), ret_type=_GEN_PTR))
     for depth, node in enumerate(path[1:], start=1):
         is_place = node.type == "place"
         ret_type = PointerType(node.dtype) if is_place and node.dtype else _GEN_PTR
-        address = _emit(out, GetCh(address, node, ret_type=ret_type))
+        address = ix.emit(out, GetCh(address, node, ret_type=ret_type))
         if not is_place:
             cell = _cell_index(ptr.indices, path, depth, out)
-            address = _emit(out, SNodeLookup(node, address, cell, ret_type=_GEN_PTR))
+            address = ix.emit(out, SNodeLookup(node, address, cell, ret_type=_GEN_PTR))
     for stmt in out:
         stmt.loc = ptr.loc
     ptr.insert_before(*out)
@@ -64,51 +65,13 @@ def _cell_index(indices: list[Stmt], path: list[SNode], depth: int, out: list[St
             s for n in path[depth + 1 :] for a, s in zip(n.axes, n.sizes) if a == axis
         )
         outermost = all(axis not in n.axes for n in path[:depth])
-        level = _divide(out, indices[axis], deeper)
+        level = ix.divide(out, indices[axis], deeper)
         if not outermost:  # the outermost level's part is already < size (index in bounds)
-            level = _remainder(out, level, size)
-        term = _multiply(out, level, math.prod(node.sizes[j + 1 :]))
+            level = ix.remainder(out, level, size)
+        term = ix.multiply(out, level, math.prod(node.sizes[j + 1 :]))
         acc = (
-            term if acc is None else _emit(out, BinaryOp(BinaryOpType.add, acc, term, ret_type=i32))
+            term
+            if acc is None
+            else ix.emit(out, BinaryOp(BinaryOpType.add, acc, term, ret_type=i32))
         )
-    return acc if acc is not None else _constant(out, 0)
-
-
-def _is_pow2(n: int) -> bool:
-    return n & (n - 1) == 0
-
-
-def _divide(out: list[Stmt], x: Stmt, d: int) -> Stmt:
-    """x // d for x >= 0 (a shift right when d is a power of two)."""
-    if d == 1:
-        return x
-    if _is_pow2(d):
-        return _binary(out, BinaryOpType.bit_sar, x, d.bit_length() - 1)
-    return _binary(out, BinaryOpType.div, x, d)
-
-
-def _remainder(out: list[Stmt], x: Stmt, m: int) -> Stmt:
-    if _is_pow2(m):
-        return _binary(out, BinaryOpType.bit_and, x, m - 1)
-    return _binary(out, BinaryOpType.mod, x, m)
-
-
-def _multiply(out: list[Stmt], x: Stmt, m: int) -> Stmt:
-    if m == 1:
-        return x
-    if _is_pow2(m):
-        return _binary(out, BinaryOpType.bit_shl, x, m.bit_length() - 1)
-    return _binary(out, BinaryOpType.mul, x, m)
-
-
-def _binary(out: list[Stmt], op: BinaryOpType, x: Stmt, value: int) -> Stmt:
-    return _emit(out, BinaryOp(op, x, _constant(out, value), ret_type=i32))
-
-
-def _constant(out: list[Stmt], value: int) -> Stmt:
-    return _emit(out, Const(value, ret_type=i32))
-
-
-def _emit(out: list[Stmt], stmt: Stmt) -> Stmt:
-    out.append(stmt)
-    return stmt
+    return acc if acc is not None else ix.constant(out, 0)
