@@ -66,7 +66,9 @@ class _Context:
     loop_var: str = ""  # that loop's index, i32
     loop_extent: int = 0
     owned: set[str] = field(default_factory=set)  # arrays stored only at [loop_var]
-    atomic: set[str] = field(default_factory=set)  # arrays only updated atomically
+    # arrays only updated atomically, each with one family of operations: two families on one
+    # element (`xor` then `max`) give an order-dependent result
+    atomic: dict[str, tuple[str, ...]] = field(default_factory=dict)
     depth: int = 0  # nesting of blocks
     in_serial_loop: bool = False  # break/continue allowed
 
@@ -312,7 +314,7 @@ class ProgramGen:
         ops = ["add", "sub", "max", "min"] + (
             ["and", "or", "xor"] if arr.dtype in INT_TYPES else []
         )
-        op = self.choice(ops)
+        op = self.choice(ctx.atomic[arr.name] if ctx.parallel else ops)
         if self.chance(0.4) and op in ("add", "sub"):
             self.emit(indent, f"{target} {'+' if op == 'add' else '-'}= {value}")
         else:
@@ -403,7 +405,10 @@ class ProgramGen:
             if role == "owned" and len(arr.shape) == 1 and arr.shape[0] >= extent:
                 ctx.owned.add(arr.name)
             elif role == "atomic":
-                ctx.atomic.add(arr.name)
+                families = [("add", "sub"), ("max",), ("min",)]
+                if arr.dtype in INT_TYPES:
+                    families += [("and",), ("or",), ("xor",)]
+                ctx.atomic[arr.name] = self.choice(families)
         outer = self.scopes[0]
         saved = [(v.writable, v.reduce_only) for v in outer]
         for v in outer:
