@@ -36,9 +36,9 @@ CHILD = textwrap.dedent(
 
     spin(10)  # compile both before the interrupt, so only the launch is interrupted
     fill(0)
-    print("ready", flush=True)
     start = time.perf_counter()
     try:
+        print("ready", flush=True)  # inside the try: a SIGINT from now on is caught below
         spin(1_500_000_000)
         print("not interrupted", flush=True)
     except KeyboardInterrupt:
