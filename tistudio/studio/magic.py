@@ -180,7 +180,10 @@ class StudioMagics(Magics):
         except TaichiCompilationError as e:
             raise StudioError(compact_error(e)) from None
         except Exception:
-            stb = self.shell.InteractiveTB.structured_traceback(*_exc_info(), tb_offset=1)
+            etype, value, tb = _exc_info()
+            while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+                tb = tb.tb_next  # the user's frames only (IPython 9 ignores tb_offset here)
+            stb = self.shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=0)
             raise StudioError(stb) from None
         finally:
             ns.pop(HOOK, None)
