@@ -515,8 +515,12 @@ def _fast_key_function(specs: list[ParamSpec]) -> Callable[[tuple], tuple] | Non
     def key(args: tuple) -> tuple:
         return pick(args) + tuple(
             [
-                (type(args[i]), getattr(args[i], "dtype", None), getattr(args[i], "ndim", None),
-                 getattr(args[i], "element_shape", None))
+                (
+                    type(args[i]),
+                    getattr(args[i], "dtype", None),
+                    getattr(args[i], "ndim", None),
+                    getattr(args[i], "element_shape", None),
+                )
                 for i in arrays
             ]
         )

@@ -236,9 +236,10 @@ class Vector(Matrix):
         return matrix_ndarray((n,), dtype, shape)
 
 
-
-for _cls, _names in ((Matrix, ("zero", "one", "identity", "unit", "rows", "cols")),
-                     (Vector, ("zero",))):
+for _cls, _names in (
+    (Matrix, ("zero", "one", "identity", "unit", "rows", "cols")),
+    (Vector, ("zero",)),
+):
     for _name in _names:
         getattr(_cls, _name).__ti_builtin__ = f"{_cls.__name__}.{_name}"
 

@@ -129,8 +129,9 @@ class StructField:
 
     def __getitem__(self, key: Any) -> Struct:
         element = Struct(self._type, {n: m[key] for n, m in self._members.items()})
-        object.__setattr__(element, "_write_back",
-                           lambda name, value: self._members[name].__setitem__(key, value))
+        object.__setattr__(
+            element, "_write_back", lambda name, value: self._members[name].__setitem__(key, value)
+        )
         return element
 
     def __setitem__(self, key: Any, value: Any) -> None:
