@@ -44,14 +44,6 @@ def _coerce(user: Stmt, field_name: str, to: PrimitiveType) -> bool:
     return True
 
 
-def _to_condition(user: Stmt, field_name: str) -> bool:
-    value = getattr(user, field_name)
-    if value.ret_type == u1:
-        return False
-    setattr(user, field_name, _cast(value, u1, user))
-    return True
-
-
 def _loses_precision(src: PrimitiveType, dst: PrimitiveType) -> bool:
     if src.is_float and not dst.is_float:
         return True
@@ -100,7 +92,7 @@ def _statement(stmt: Stmt, kernel: Kernel, ctx: PassContext) -> bool:
         return _unary(stmt, ctx)
     if isinstance(stmt, TernaryOp):
         return (
-            _to_condition(stmt, "cond")
+            _coerce(stmt, "cond", u1)
             | _coerce(stmt, "a", stmt.ret_type)
             | _coerce(stmt, "b", stmt.ret_type)
         )
@@ -109,7 +101,7 @@ def _statement(stmt: Stmt, kernel: Kernel, ctx: PassContext) -> bool:
     if isinstance(stmt, AtomicOp):
         return _check_store(stmt, stmt.dest, "val", ctx)
     if isinstance(stmt, If):
-        return _to_condition(stmt, "cond")
+        return _coerce(stmt, "cond", u1)
     if isinstance(stmt, RangeFor):
         return _coerce(stmt, "begin", i32) | _coerce(stmt, "end", i32)
     if isinstance(stmt, (GlobalPtr, ExternalPtr)):
