@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -126,7 +127,34 @@ def table(results: dict[str, dict[str, dict]], mode: str, frameworks: list[str])
         row += [cell(by_framework[f]) for f in frameworks]
         row += [speedup(by_framework["tistudio"], by_framework[f]) for f in others]
         rows.append("| " + " | ".join(row) + " |")
+    if others:
+        rows.append(geomean_row(results, frameworks, others))
     return "\n".join(rows)
+
+
+def is_throughput(case: str) -> bool:
+    """Throughput cases go into the geometric mean; compile and launch latency cases do not."""
+    module = importlib.import_module(f"benchmarks.cases.{case}")
+    return getattr(module, "THROUGHPUT", not module.COLD)
+
+
+def geomean_row(results: dict[str, dict[str, dict]], frameworks: list[str], others: list[str]):
+    """Geometric mean of each speedup column over the throughput cases where both cells are OK."""
+    cases = [case for case in results if is_throughput(case)]
+    row = [f"**geomean** ({len(cases)} throughput cases)", "", ""] + [""] * len(frameworks)
+    for framework in others:
+        ratios = [
+            results[c][framework]["median"] / results[c]["tistudio"]["median"]
+            for c in cases
+            if results[c]["tistudio"]["status"] == "OK" and results[c][framework]["status"] == "OK"
+        ]
+        if not ratios:
+            row.append("—")
+            continue
+        mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        counted = "" if len(ratios) == len(cases) else f" (of {len(ratios)})"
+        row.append(f"**{mean:.2f}×**{counted}")
+    return "| " + " | ".join(row) + " |"
 
 
 def first_call_table(results: dict[str, dict[str, dict]], frameworks: list[str]) -> str:

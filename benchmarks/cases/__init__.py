@@ -12,7 +12,9 @@ A case module exposes:
 - ``taichi_impl(ti, inputs)``: used for Taichi AND tistudio, ``ti`` being either module, so both
   compile identical source; ``numba_impl(inputs)``; ``numpy_impl(inputs)`` (or ``None`` when NumPy
   has no equivalent). Each returns an :class:`Impl`.
-- optionally ``check(got, want) -> str | None`` when plain ``allclose`` is the wrong test.
+- optionally ``check(got, want) -> str | None`` when plain ``allclose`` is the wrong test;
+- optionally ``THROUGHPUT`` (default ``not COLD``): False for latency cases (compile time, launch
+  overhead), which the table's geometric-mean row leaves out.
 
 Framework modules (numba, taichi, tistudio) are imported inside the ``*_impl`` functions, never at
 the top of a case module, so a worker process loads only the framework it measures.
@@ -30,8 +32,16 @@ CASES = (
     "sum_reduction",
     "stencil",
     "mandelbrot",
+    "nbody",
+    "matvec",
+    "histogram",
+    "prefix_scan",
+    "game_of_life",
+    "p2g",
+    "transcendental",
     "cold_compile",
     "launch_overhead",
+    "launch_overhead_ndarray",
 )
 
 
