@@ -114,6 +114,33 @@ class Field:
         self._host_view()[...] = _cast_like_taichi(arr, self.dtype)
         self._program.after_host_write(self._ti_place_snode, self._view())
 
+    # --- PyTorch / DLPack (tistudio.lang.interop; torch is imported only when called) -----
+
+    def to_torch(self, device: Any = None) -> Any:
+        """A new tensor holding a copy of the field (on `device` if given)."""
+        from tistudio.lang import interop
+
+        return interop.to_torch(self.to_numpy(), device)
+
+    def from_torch(self, tensor: Any) -> None:
+        from tistudio.lang import interop
+
+        self.from_numpy(interop.from_torch_checked(tensor))
+
+    def from_dlpack(self, obj: Any) -> None:
+        """Copy in from any DLPack producer (a tensor, a NumPy array, ...)."""
+        from tistudio.lang import interop
+
+        self.from_numpy(interop.as_numpy(obj))
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        """DLPack export of a *copy* of the field (`to_numpy()`): later writes to either side
+        are not shared."""
+        return self.to_numpy().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
     def fill(self, value: Any) -> None:
         self._host_view()[...] = self._python_value(value)
         self._program.after_host_write(self._ti_place_snode, self._view())

@@ -24,6 +24,7 @@ from tistudio.frontend.kernel_builder import ParamSpec, build_frontend_ir
 from tistudio.frontend.source import ParsedFunction, parse_function, resolve_annotation
 from tistudio.ir.types import PrimitiveType
 from tistudio.lang import impl
+from tistudio.lang.interop import convert_array_args
 from tistudio.lang.types import NdarrayType, Template, to_dtype
 
 
@@ -193,6 +194,9 @@ class Kernel:
         if program.has_pending_fields:
             program.materialize()
         specs = self._specs_cached
+        write_backs = None
+        if self._array_positions:  # tensors / DLPack producers -> C-contiguous NumPy arrays
+            args, write_backs = convert_array_args(args, self._array_positions)
         entry = self._fast.get(self._fast_key(args)) if self._fast_key else None
         if entry is None:
             entry = self._lookup(args, specs, program)
@@ -204,13 +208,11 @@ class Kernel:
         else:
             runtime_args = _runtime_args(entry, args, specs)
         returned = entry.instance.launch(runtime_args, program.root_addresses)
+        if write_backs is not None:  # copies of non-contiguous / non-CPU tensors go back now
+            write_backs()
         if bus.wants("launched") or bus.wants("field_written"):
             _publish_launch(self, entry)
-        if not returned:
-            return None
-        if entry.ret_layout is not None:
-            return _pack_returns(returned, entry.ret_layout)
-        return returned[0] if len(returned) == 1 else list(returned)  # Taichi returns a list
+        return _returned_values(returned, entry)
 
     def _lookup(self, args: tuple, specs: list[ParamSpec], program: Any) -> CacheEntry:
         """The slow path of a call: the full template key, compiling on a miss; then remember
@@ -233,6 +235,9 @@ class Kernel:
         self._specs_cached = self._specs()
         self._fast = {}
         self._fast_key = _fast_key_function(self._specs_cached)
+        self._array_positions = tuple(
+            i for i, s in enumerate(self._specs_cached) if s.kind == "ndarray"
+        )
         program.kernel_counter += 1
         self._counter = program.kernel_counter - 1
 
@@ -383,8 +388,9 @@ def _as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
     arg = getattr(arg, "_ti_numpy_storage", arg)  # a ti.ndarray container
     if not isinstance(arg, np.ndarray):
         raise TypeError(
-            f"kernel '{kernel_name}': argument '{spec.name}' must be a NumPy array "
-            f"(ti.types.ndarray), got {type(arg).__name__}"
+            f"kernel '{kernel_name}': argument '{spec.name}' must be a NumPy array, a "
+            "ti.ndarray, a PyTorch tensor or a DLPack producer (ti.types.ndarray), "
+            f"got {type(arg).__name__}"
         )
     element_shape = spec.element_shape
     if element_shape and tuple(arg.shape[arg.ndim - len(element_shape) :]) != element_shape:
@@ -481,6 +487,14 @@ def _pack_returns(values: tuple, layout: list[tuple[str, Any]]) -> Any:
         else:
             out.append(pack_struct(payload, chunk))
     return out[0] if len(out) == 1 else out  # several values come back as a list, as in Taichi
+
+
+def _returned_values(returned: Any, entry: CacheEntry) -> Any:
+    if not returned:
+        return None
+    if entry.ret_layout is not None:
+        return _pack_returns(returned, entry.ret_layout)
+    return returned[0] if len(returned) == 1 else list(returned)  # Taichi returns a list
 
 
 def _runtime_args(entry: CacheEntry, args: tuple, specs: list[ParamSpec]) -> Any:

@@ -91,6 +91,31 @@ class MatrixField:
         for k, c in enumerate(self.components):
             c.from_numpy(flat[..., k])
 
+    # --- PyTorch / DLPack (tistudio.lang.interop; torch is imported only when called) -----
+
+    def to_torch(self, device: Any = None) -> Any:
+        """A new tensor of shape `shape + element_shape` holding a copy of the field."""
+        from tistudio.lang import interop
+
+        return interop.to_torch(self.to_numpy(), device)
+
+    def from_torch(self, tensor: Any) -> None:
+        from tistudio.lang import interop
+
+        self.from_numpy(interop.from_torch_checked(tensor))
+
+    def from_dlpack(self, obj: Any) -> None:
+        from tistudio.lang import interop
+
+        self.from_numpy(interop.as_numpy(obj))
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        """DLPack export of a *copy* of the field (`to_numpy()`)."""
+        return self.to_numpy().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
     def fill(self, value: Any) -> None:
         values = _element_values(value, len(self.components))
         for c, v in zip(self.components, values):

@@ -37,6 +37,31 @@ class Ndarray:
             raise ValueError(f"from_numpy: shape {arr.shape} != {self._ti_numpy_storage.shape}")
         self._ti_numpy_storage[...] = arr
 
+    # --- PyTorch / DLPack (tistudio.lang.interop; torch is imported only when called) -----
+
+    def to_torch(self, device: Any = None) -> Any:
+        """A new tensor holding a copy of the array (on `device` if given)."""
+        from tistudio.lang import interop
+
+        return interop.to_torch(self.to_numpy(), device)
+
+    def from_torch(self, tensor: Any) -> None:
+        from tistudio.lang import interop
+
+        self.from_numpy(interop.from_torch_checked(tensor))
+
+    def from_dlpack(self, obj: Any) -> None:
+        from tistudio.lang import interop
+
+        self.from_numpy(interop.as_numpy(obj))
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        """DLPack export of the storage itself (zero copy: the consumer sees kernel writes)."""
+        return self._ti_numpy_storage.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
     def fill(self, value: Any) -> None:
         self._ti_numpy_storage[...] = value
 
