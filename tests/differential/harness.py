@@ -19,6 +19,7 @@ that cannot be would set `case.nondeterministic = True` and be compared under it
 from __future__ import annotations
 
 import ctypes
+import gc
 import importlib
 from collections.abc import Callable
 from types import ModuleType
@@ -77,6 +78,9 @@ def run_case(case: Case, module: ModuleType) -> dict[str, object]:
     try:
         result = case(module)
     finally:
+        # Free the case's objects while their program is alive: a Taichi ndarray finalised by a
+        # later garbage collection, after the next ti.init, fails inside Taichi.
+        gc.collect()
         module.reset()
         restore_default_fp_environment()
     assert isinstance(result, dict), f"{case.__name__} returned {type(result).__name__}"
