@@ -420,7 +420,11 @@ def test_string_for_an_integer_parameter() -> None:
 
 def test_list_for_an_ndarray_parameter() -> None:
     k = _array_kernel()
-    call_error(TypeError, "argument 'arr' must be a NumPy array .* got list", lambda: k([1.0]))
+    message = (
+        "argument 'arr' must be a NumPy array, a ti.ndarray, a PyTorch tensor or a DLPack "
+        "producer .* got list"
+    )
+    call_error(TypeError, message, lambda: k([1.0]))
 
 
 def test_ndarray_of_wrong_dtype() -> None:
