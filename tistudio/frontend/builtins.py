@@ -193,10 +193,6 @@ def _rounding(op: UnaryOpType, fn: Callable[[float], Any]) -> Builtin:
     return impl
 
 
-def _float_math(fn: Callable[[float], float], op: UnaryOpType) -> Builtin:
-    return _unary(op, fn)
-
-
 def _rsqrt(x: float) -> float:
     return 1.0 / math.sqrt(x)
 
@@ -285,16 +281,16 @@ BUILTINS: dict[str, Builtin] = {
     "static_print": _static_print,
     "static_assert": _static_assert,
     "pow": _pow,
-    "sin": _float_math(math.sin, UnaryOpType.sin),
-    "cos": _float_math(math.cos, UnaryOpType.cos),
-    "tan": _float_math(math.tan, UnaryOpType.tan),
-    "asin": _float_math(math.asin, UnaryOpType.asin),
-    "acos": _float_math(math.acos, UnaryOpType.acos),
-    "tanh": _float_math(math.tanh, UnaryOpType.tanh),
-    "exp": _float_math(math.exp, UnaryOpType.exp),
-    "log": _float_math(math.log, UnaryOpType.log),
-    "sqrt": _float_math(math.sqrt, UnaryOpType.sqrt),
-    "rsqrt": _float_math(_rsqrt, UnaryOpType.rsqrt),
+    "sin": _unary(UnaryOpType.sin, math.sin),
+    "cos": _unary(UnaryOpType.cos, math.cos),
+    "tan": _unary(UnaryOpType.tan, math.tan),
+    "asin": _unary(UnaryOpType.asin, math.asin),
+    "acos": _unary(UnaryOpType.acos, math.acos),
+    "tanh": _unary(UnaryOpType.tanh, math.tanh),
+    "exp": _unary(UnaryOpType.exp, math.exp),
+    "log": _unary(UnaryOpType.log, math.log),
+    "sqrt": _unary(UnaryOpType.sqrt, math.sqrt),
+    "rsqrt": _unary(UnaryOpType.rsqrt, _rsqrt),
     "floor": _rounding(UnaryOpType.floor, math.floor),
     "ceil": _rounding(UnaryOpType.ceil, math.ceil),
     "round": _unary(UnaryOpType.round, py.round),  # Python values: Python's round, as Taichi

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.errors import TaichiTypeError
 from tistudio.ir import frontend as fe
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import BinaryOpType, TernaryOpType, UnaryOpType
@@ -170,9 +170,3 @@ def _fits(value: int, dtype: PrimitiveType) -> bool:
     if dtype.is_unsigned:
         return 0 <= value < (1 << dtype.bits)
     return -(1 << (dtype.bits - 1)) <= value < (1 << (dtype.bits - 1))
-
-
-def require_runtime_scalar(value: Any, what: str, loc: SourceLoc | None) -> fe.Expr:
-    if not isinstance(value, fe.Expr):
-        raise TaichiSyntaxError(f"{what} must be a number, got {type(value).__name__}", loc)
-    return value

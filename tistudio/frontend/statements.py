@@ -9,9 +9,9 @@ from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError, unsuppo
 from tistudio.frontend.matrix import SWIZZLE
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import MISSING
-from tistudio.frontend.values import ExprVector, NdarrayArg, StructValue, StructVar, VectorVar
+from tistudio.frontend.values import ExprVector, StructValue, StructVar, VectorVar
 from tistudio.ir import frontend as fe
-from tistudio.ir.ops import AtomicOpType, BinaryOpType
+from tistudio.ir.ops import AtomicOpType
 from tistudio.ir.stmt import Block
 
 ATOMIC_AUGASSIGN = {
@@ -326,9 +326,3 @@ class StatementsMixin:
         except Exception:  # noqa: BLE001 - not resolvable here means not ti.static
             return False
         return getattr(func, "__ti_builtin__", None) == "static"
-
-    def is_ndarray(self, value: Any) -> bool:
-        return isinstance(value, NdarrayArg)
-
-    def logical_not(self, cond: Any, loc: Any) -> Any:
-        return self.ops.binary(BinaryOpType.cmp_eq, cond, 0, loc)

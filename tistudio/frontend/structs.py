@@ -8,6 +8,7 @@ frontend only asks them for `members` and `methods`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
@@ -121,10 +122,7 @@ class StructsMixin:
                 out.extend(self.struct_scalar_types(t._ti_struct_type, loc))
             elif hasattr(t, "_ti_matrix_type"):
                 shape, elem = t._ti_matrix_type
-                count = 1
-                for n in shape:
-                    count *= n
-                out.extend([self.resolve_dtype(elem or float, loc)] * count)
+                out.extend([self.resolve_dtype(elem or float, loc)] * math.prod(shape))
             else:
                 out.append(self.resolve_dtype(t, loc))
         return out
@@ -139,7 +137,7 @@ class StructsMixin:
                 members[n] = self.unflatten_struct(t._ti_struct_type, rest[:count], loc)
             elif hasattr(t, "_ti_matrix_type"):
                 shape = tuple(t._ti_matrix_type[0])
-                count = len(self.struct_scalar_types(type(struct_type)({"m": t}), loc))
+                count = math.prod(shape)
                 members[n] = ExprVector(rest[:count], shape)
             else:
                 count = 1

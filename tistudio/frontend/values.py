@@ -86,13 +86,6 @@ class GroupedValue:
 
 
 @dataclass
-class StaticValue:
-    """`ti.static(v)` evaluated: a marker that `v` must be used at compile time."""
-
-    value: Any
-
-
-@dataclass
 class LoopConfig:
     """`ti.loop_config(...)`: settings for the next `for` loop."""
 

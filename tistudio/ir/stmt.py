@@ -251,24 +251,3 @@ def kernel_root(stmt: Stmt) -> Kernel:
             return block.kernel  # type: ignore[attr-defined,no-any-return]
         block = block.parent_stmt.parent
     raise AssertionError(f"{stmt!r} is not inside a kernel")
-
-
-def enclosing_stmts(stmt: Stmt) -> Iterator[Stmt]:
-    """Control statements that contain `stmt`, innermost first."""
-    block = stmt.parent
-    while block is not None and block.parent_stmt is not None:
-        yield block.parent_stmt
-        block = block.parent_stmt.parent
-
-
-def dominates_by_position(a: Stmt, b: Stmt) -> bool:
-    """True if `a` is visible from `b`: in `b`'s block or an enclosing one, and earlier."""
-    target = b
-    while target.parent is not None:
-        block = target.parent
-        if a.parent is block:
-            return block.index(a) < block.index(target)
-        if block.parent_stmt is None:
-            return False
-        target = block.parent_stmt
-    return False

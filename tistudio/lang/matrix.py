@@ -7,7 +7,6 @@ is compiled, and a `Matrix` captured from Python becomes a vector of constants.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -295,7 +294,3 @@ def vector(n: int, dtype: Any = None) -> MatrixType:
 
 def matrix(n: int, m: int, dtype: Any = None) -> MatrixType:
     return MatrixType((int(n), int(m)), dtype)
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Number)

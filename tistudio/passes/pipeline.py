@@ -18,26 +18,18 @@ from tistudio.ir.printer import print_ir_with_lines
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.verifier import InternalCompilerError, verify
 from tistudio.passes import (
-    alg_simp,
-    constant_fold,
-    cse,
     demote_atomics,
     demote_dense_struct_fors,
     demote_operations,
-    die,
-    loop_invariant_code_motion,
     lower_access,
     lower_ast,
     make_thread_local,
     offload,
     scalarize,
-    store_forwarding,
     type_check,
 )
 from tistudio.passes.context import PassContext
-
-SIMPLIFY = (constant_fold, alg_simp, cse, store_forwarding, loop_invariant_code_motion, die)
-MAX_SIMPLIFY_ROUNDS = 20
+from tistudio.passes.simplify import MAX_ROUNDS, SIMPLIFY_PASSES
 
 
 @dataclass(frozen=True)
@@ -104,9 +96,9 @@ class PassRunner:
 
     def simplify(self, label: str) -> None:
         start = time.perf_counter()
-        for rounds in range(1, MAX_SIMPLIFY_ROUNDS + 1):
+        for rounds in range(1, MAX_ROUNDS + 1):
             changed = False
-            for module in SIMPLIFY:
+            for module in SIMPLIFY_PASSES:
                 changed |= self.run_quiet(module, f"{_short_name(module)} ({label})")
             if not changed:
                 self.timings[label] = (time.perf_counter() - start) * 1e3
