@@ -14,6 +14,7 @@ from typing import Any
 
 from tistudio.ir.config import CompileConfig
 from tistudio.lang.types import to_dtype
+from tistudio.runtime import warm_up
 from tistudio.runtime.program import Program
 
 ARCHES = {
@@ -98,6 +99,8 @@ def init(
     program.offline_cache = _offline_cache(offline_cache, offline_cache_file_path, kwargs)
     if device is not None:
         program.use_gpu(device)
+    else:
+        warm_up.start(program.offline_cache)
     _runtime.program = program
     # default_fp/ip go through to_dtype, which needs a current program to exist
     if default_fp is not None or default_ip is not None:

@@ -136,6 +136,9 @@ class Program:
         shared by every kernel of every `ti.init()` (each kernel splits its loops over
         `cpu_max_num_threads` of the pool's workers)."""
         if self._backend is None:
+            from tistudio.runtime import warm_up
+
+            warm_up.wait()  # never start the back end on two threads at once
             from tistudio.backends.llvm.backend import default_backend
 
             self._backend = default_backend()

@@ -23,6 +23,7 @@ from typing import Any
 
 from tistudio.backends.llvm import runtime_ir as rt
 from tistudio.backends.llvm.jit import JitEngine
+from tistudio.backends.llvm.runtime_object import shipped_object
 
 # Fewest iterations per chunk: a fork-join here costs ~0.7-1 us (measured on 2 cores, launches
 # back to back), what ~4k iterations of a light vectorised loop body (saxpy) take on one core.
@@ -139,13 +140,15 @@ class NativeThreadPool:
 
 
 def _compile_runtime(engine: JitEngine, object_cache: Any) -> Any:
+    """The runtime's code: the object shipped in the package (`runtime_object.py`), else the
+    disk cache's copy, else compiled here (and stored in the cache)."""
     functions = list(rt.RUNTIME_FUNCTIONS)
-    cached = object_cache.load() if object_cache is not None else None
-    if cached is not None:
-        try:
-            return engine.load_object(cached, functions)
-        except RuntimeError:
-            pass  # not this runtime's code after all: compile it
+    for found in (shipped_object(), object_cache.load() if object_cache is not None else None):
+        if found is not None:
+            try:
+                return engine.load_object(found, functions)
+            except RuntimeError:
+                pass  # not this runtime's code after all: try the next, or compile it
     compiled = engine.compile(rt.build_runtime_module(), functions, 3)
     if object_cache is not None:
         object_cache.store(compiled.object_code)

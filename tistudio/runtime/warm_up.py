@@ -1,0 +1,52 @@
+"""Start the CPU back end in the background during `ti.init`, as Taichi's `ti.init` loads its
+runtime: importing llvmlite and the LLVM back end, creating the JIT engine and loading the thread
+pool's runtime take 40-60 ms that would otherwise land on the first kernel. The work runs on a
+daemon thread while the user's program declares fields and kernels (LLVM calls release the GIL);
+the first compile joins it before touching the back end, so the two threads never import or
+initialise the same modules at the same time. Once the process's back end is up, later
+`ti.init()` calls start nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+_done = False
+
+
+def start(offline_cache: Any = None) -> None:
+    """Begin warming the process's CPU back end, unless it is warm or warming already; with
+    the program's `offline_cache`, the pool's runtime is looked up there too."""
+    global _thread
+    with _lock:
+        if _done or _thread is not None:
+            return
+        _thread = threading.Thread(
+            target=_warm, args=(offline_cache,), name="tistudio-warm-up", daemon=True
+        )
+        _thread.start()
+
+
+def wait() -> None:
+    """Return once a warm-up started by `start` has finished (at once if there is none)."""
+    thread = _thread
+    if thread is not None and thread is not threading.current_thread():
+        thread.join()
+
+
+def _warm(offline_cache: Any) -> None:
+    global _done
+    try:
+        from tistudio.backends.llvm.backend import default_backend
+        from tistudio.runtime.offline_cache import RuntimeSlot
+
+        backend = default_backend()
+        if offline_cache is not None and backend.runtime_cache is None:
+            backend.runtime_cache = RuntimeSlot(offline_cache, backend)
+        backend.pool  # noqa: B018 — creates the JIT engine and loads the pool's runtime
+        _done = True
+    except Exception:  # noqa: BLE001 — the first compile does this again and reports it
+        pass
