@@ -80,6 +80,10 @@ def measure(case: str, framework: str, mode: str, patience: float | None) -> dic
         return bad[0]
     samples = [s for r in reports for s in r["samples"]]
     merged = dict(reports[0])
+    details = [r.get("details") or {} for r in reports]
+    merged["details"] = {
+        stage: statistics.median(d.get(stage, 0.0) for d in details) for stage in details[0]
+    }
     merged.update(
         samples=samples,
         median=statistics.median(samples),
@@ -170,6 +174,25 @@ def first_call_table(results: dict[str, dict[str, dict]], frameworks: list[str])
     return "\n".join(rows)
 
 
+def breakdown_table(results: dict[str, dict[str, dict]]) -> str:
+    """tistudio's compile stages in the cold cases (median over the fresh processes), ms."""
+    cases = [c for c, by in results.items() if by.get("tistudio", {}).get("details")]
+    if not cases:
+        return ""
+    stages: list[str] = []
+    for case in cases:
+        stages += [s for s in results[case]["tistudio"]["details"] if s not in stages]
+    rows = ["| stage | " + " | ".join(cases) + " |", "|" + "---|" * (len(cases) + 1)]
+    for stage in stages + ["total"]:
+        values = []
+        for case in cases:
+            details = results[case]["tistudio"]["details"]
+            value = sum(details.values()) if stage == "total" else details.get(stage)
+            values.append("—" if value is None else f"{value:.1f}")
+        rows.append(f"| {stage} | " + " | ".join(values) + " |")
+    return "\n".join(rows)
+
+
 def problems(results: dict[str, dict[str, dict]]) -> str:
     """Full text of every error or wrong result, each distinct message once."""
     grouped: dict[tuple[str, str], list[str]] = {}
@@ -208,6 +231,9 @@ def report(
             " measurement."
         )
     parts += ["", "First call (compile + one run), ms:", "", first_call_table(results, frameworks)]
+    stages = breakdown_table(results)
+    if stages:
+        parts += ["", "tistudio compile stages in the cold cases (median), ms:", "", stages]
     errors = problems(results)
     if errors:
         parts += ["", "Errors and wrong results:", "", errors]

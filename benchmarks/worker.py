@@ -66,7 +66,10 @@ def check(case, impl: Impl, inputs: dict) -> None:
 def measure_cold(case, impl: Impl, inputs: dict, mode: str, policy: Policy) -> dict:
     seconds, quiet = time_once_quietly(impl.step, policy)
     check(case, impl, inputs)
-    return {"samples": [seconds * UNIT_SCALE[case.UNIT]], "idle": quiet}
+    report = {"samples": [seconds * UNIT_SCALE[case.UNIT]], "idle": quiet}
+    if impl.details is not None:
+        report["details"] = impl.details()
+    return report
 
 
 def measure_warm(case, impl: Impl, inputs: dict, mode: str, policy: Policy) -> dict:

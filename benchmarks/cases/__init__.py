@@ -40,6 +40,7 @@ CASES = (
     "p2g",
     "transcendental",
     "cold_compile",
+    "compile_next",
     "launch_overhead",
     "launch_overhead_ndarray",
 )
@@ -57,6 +58,20 @@ class Impl:
     step: Callable[[], None]
     result: Callable[[], dict[str, np.ndarray]]
     calls_per_step: int = 1
+    details: Callable[[], dict[str, float]] | None = None  # cold cases: compile stages, ms
+
+
+def compile_stages(ti, kernel) -> dict[str, float]:
+    """tistudio's compile time of `kernel`'s first instantiation per stage, ms: frontend, each
+    pass or simplify group, LLVM IR emission, LLVM optimise, machine code, loading, and the
+    rest (offline-cache lookup, waiting for the back end's warm-up). Empty for Taichi."""
+    if getattr(ti, "__name__", "") != "tistudio":
+        return {}
+    entry = kernel.instances()[0]
+    stages = {"frontend": entry.result.frontend_ms}
+    stages.update({k: v for k, v in entry.result.stage_ms.items() if not k.endswith("rounds")})
+    stages["other"] = entry.compile_ms - sum(stages.values())
+    return stages
 
 
 def compare(

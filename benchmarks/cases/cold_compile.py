@@ -9,7 +9,7 @@ with the same logic. The kernel runs on a 64x64 grid, so the time is almost all 
 
 import numpy as np
 
-from benchmarks.cases import Impl, compare
+from benchmarks.cases import Impl, compare, compile_stages
 
 UNIT = "ms"
 DESCRIPTION = "first call of a ~20-line kernel in a fresh process (compile + tiny run)"
@@ -91,7 +91,11 @@ def taichi_impl(ti, inputs: dict[str, np.ndarray]) -> Impl:
         blur_and_squash(src, dst, THRESHOLD)
         ti.sync()
 
-    return Impl(step, lambda: {"dst": dst.to_numpy(), "total": total.to_numpy()})
+    return Impl(
+        step,
+        lambda: {"dst": dst.to_numpy(), "total": total.to_numpy()},
+        details=lambda: compile_stages(ti, blur_and_squash),
+    )
 
 
 def numba_impl(inputs: dict[str, np.ndarray]) -> Impl:
