@@ -1,14 +1,16 @@
 """Start the CPU back end in the background during `ti.init`, as Taichi's `ti.init` loads its
-runtime: importing llvmlite and the LLVM back end, creating the JIT engine and loading the thread
-pool's runtime take 40-60 ms that would otherwise land on the first kernel. The work runs on a
-daemon thread while the user's program declares fields and kernels (LLVM calls release the GIL);
-the first compile joins it before touching the back end, so the two threads never import or
-initialise the same modules at the same time. Once the process's back end is up, later
+runtime: importing the passes, llvmlite and the LLVM back end, creating the JIT engine and
+loading the thread pool's runtime take 50-70 ms that would otherwise land on the first kernel.
+The work runs on a daemon thread while the user's program declares fields and kernels (LLVM
+calls release the GIL); the first compile joins it before touching the back end, so the two
+threads never initialise the back end at the same time (both may import a pass module at once,
+which Python's per-module import locks serialise). Once the process's back end is up, later
 `ti.init()` calls start nothing.
 """
 
 from __future__ import annotations
 
+import inspect
 import threading
 from typing import Any
 
@@ -40,6 +42,10 @@ def wait() -> None:
 def _warm(offline_cache: Any) -> None:
     global _done
     try:
+        import tistudio.passes.pipeline  # noqa: F401 — the passes, imported by the first compile
+
+        # reading a kernel's source tokenizes it; tokenize compiles its regexes on first use
+        inspect.getsourcelines(_warm)
         from tistudio.backends.llvm.backend import default_backend
         from tistudio.runtime.offline_cache import RuntimeSlot
 
