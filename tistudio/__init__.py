@@ -2,67 +2,19 @@
 
 `import tistudio as ti` gives Taichi 1.7's API: `ti.init`, `ti.field`, `@ti.kernel`,
 `@ti.func`, `ti.template()`, `ti.types.ndarray`, math and atomic functions, `ti.static`,
-`ti.ndrange`, `ti.grouped`, `ti.loop_config`.
+`ti.ndrange`, `ti.grouped`, `ti.loop_config`, and AOT modules (`ti.aot`, `ti.graph`).
+
+Arch names and dtypes are imported here; every other name is imported on first use (PEP 562
+`__getattr__`), so that a program which only runs a prebuilt AOT module
+(`tistudio.aot.load`) never imports the frontend or the passes.
 """
 
 from __future__ import annotations
 
-from tistudio.frontend.errors import (
-    TaichiCompilationError,
-    TaichiNameError,
-    TaichiRuntimeError,
-    TaichiSyntaxError,
-    TaichiTypeError,
-)
-from tistudio.lang import math
-from tistudio.lang.field import Field, field
-from tistudio.lang.impl import Arch, init, reset, sync
-from tistudio.lang.kernel import func, kernel
-from tistudio.lang.matrix import Matrix, Vector
-from tistudio.lang.matrix_field import MatrixField
-from tistudio.lang.ndarray import Ndarray, ndarray
-from tistudio.lang.ops import (
-    abs,
-    acos,
-    asin,
-    atan2,
-    atomic_add,
-    atomic_and,
-    atomic_max,
-    atomic_min,
-    atomic_mul,
-    atomic_or,
-    atomic_sub,
-    atomic_xor,
-    bit_cast,
-    bit_shr,
-    cast,
-    ceil,
-    cos,
-    exp,
-    floor,
-    grouped,
-    log,
-    loop_config,
-    max,
-    min,
-    ndrange,
-    pow,
-    raw_div,
-    raw_mod,
-    round,
-    rsqrt,
-    select,
-    sin,
-    sqrt,
-    static,
-    static_assert,
-    static_print,
-    tan,
-    tanh,
-)
-from tistudio.lang.snode import axes, i, ij, ijk, ijkl, ik, j, jk, k, l, root
-from tistudio.lang.struct import Struct, StructField, dataclass
+import importlib
+from typing import Any
+
+from tistudio.arch import Arch
 from tistudio.lang.types import (
     f16,
     f32,
@@ -71,8 +23,6 @@ from tistudio.lang.types import (
     i16,
     i32,
     i64,
-    template,
-    types,
     u1,
     u8,
     u16,
@@ -96,6 +46,43 @@ float32, float64, int32, int64 = f32, f64, i32, i64
 uint8, uint16, uint32, uint64 = u8, u16, u32, u64
 int8, int16 = i8, i16
 
+# module -> the names `ti.<name>` takes from it, imported on first use
+_LAZY_NAMES = {
+    "tistudio.frontend.errors": "TaichiCompilationError TaichiNameError TaichiRuntimeError "
+    "TaichiSyntaxError TaichiTypeError",
+    "tistudio.lang.field": "Field field",
+    "tistudio.lang.impl": "init reset sync",
+    "tistudio.lang.kernel": "func kernel",
+    "tistudio.lang.matrix": "Matrix Vector",
+    "tistudio.lang.matrix_field": "MatrixField",
+    "tistudio.lang.ndarray": "Ndarray ndarray",
+    "tistudio.lang.ops": "abs acos asin atan2 atomic_add atomic_and atomic_max atomic_min "
+    "atomic_mul atomic_or atomic_sub atomic_xor bit_cast bit_shr cast ceil cos exp floor grouped "
+    "log loop_config max min ndrange pow raw_div raw_mod round rsqrt select sin sqrt static "
+    "static_assert static_print tan tanh",
+    "tistudio.lang.snode": "axes i ij ijk ijkl ik j jk k l root",
+    "tistudio.lang.struct": "Struct StructField dataclass",
+    "tistudio.lang.types": "template types",
+}
+_LAZY = {name: module for module, names in _LAZY_NAMES.items() for name in names.split()}
+_SUBMODULES = {"math": "tistudio.lang.math", "aot": "tistudio.aot", "graph": "tistudio.graph"}
+
+
+def __getattr__(name: str) -> Any:
+    """Import `ti.<name>` on first use and keep it, so later lookups cost nothing extra."""
+    if name in _SUBMODULES:
+        value = importlib.import_module(_SUBMODULES[name])
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    else:
+        raise AttributeError(f"module 'tistudio' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))
+
 
 def load_ipython_extension(ipython: object) -> None:
     """`%load_ext tistudio`: registers `%%ti_kernel`. The studio (IPython, ipywidgets,
@@ -105,4 +92,9 @@ def load_ipython_extension(ipython: object) -> None:
     load_studio(ipython)
 
 
-__all__ = [name for name in dir() if not name.startswith("_") and name != "load_ipython_extension"]
+_PRIVATE = {"annotations", "importlib", "Any", "load_ipython_extension"}
+__all__ = sorted(
+    {n for n in globals() if not n.startswith("_") and n not in _PRIVATE}
+    | set(_LAZY)
+    | set(_SUBMODULES)
+)

@@ -12,22 +12,11 @@ import os
 from dataclasses import replace
 from typing import Any
 
+from tistudio.arch import ARCHES
 from tistudio.ir.config import CompileConfig
 from tistudio.lang.types import to_dtype
 from tistudio.runtime import warm_up
 from tistudio.runtime.program import Program
-
-ARCHES = {
-    "cpu": "cpu",
-    "x64": "cpu",
-    "arm64": "cpu",
-    "gpu": "gpu",
-    "vulkan": "gpu",
-    "webgpu": "gpu",
-    "cuda": "gpu",
-    "metal": "gpu",
-    "opengl": "gpu",
-}
 
 
 class _Runtime:
@@ -161,19 +150,3 @@ def sync() -> None:
     """Wait for launched kernels to finish (`ti.sync`)."""
     if _runtime.program is not None:
         _runtime.program.sync()
-
-
-class Arch:
-    """An arch name (`ti.cpu`, `ti.gpu`, ...)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Arch) and ARCHES[self.name] == ARCHES[other.name]
-
-    def __hash__(self) -> int:
-        return hash(ARCHES[self.name])

@@ -211,7 +211,7 @@ class Kernel:
         if write_backs is not None:  # copies of non-contiguous / non-CPU tensors go back now
             write_backs()
         if bus.wants("launched") or bus.wants("field_written"):
-            _publish_launch(self, entry)
+            _publish_launch(self, entry, runtime_args)
         return _returned_values(returned, entry)
 
     def _lookup(self, args: tuple, specs: list[ParamSpec], program: Any) -> CacheEntry:
@@ -276,6 +276,28 @@ class Kernel:
     def _compile(
         self, name: str, args: tuple, specs: list[ParamSpec], program: Any, record: bool
     ) -> Any:
+        start = time.perf_counter()
+        ir = self._frontend_ir(name, args, specs, program)
+        frontend_ms = (time.perf_counter() - start) * 1e3
+        echo = print if program.config.print_ir else None
+        result = program.compile(ir, record=record, echo=echo, source=self._source_text())
+        result.frontend_ms = frontend_ms
+        return result
+
+    def frontend_ir(self, args: tuple, name: str) -> Any:
+        """The frontend IR of the instantiation for `args`, named `name`, neither compiled nor
+        cached: AOT modules (`tistudio.aot`) run it through the passes themselves."""
+        program = impl.get_program()
+        if program is not self._program:
+            self._reset_for(program)
+        program.materialize()
+        return self._frontend_ir(name, tuple(args), self._specs_cached, program)
+
+    def param_specs(self) -> list[ParamSpec]:
+        """Each parameter as its annotation declares it (kind, dtype, ndim)."""
+        return self._specs()
+
+    def _frontend_ir(self, name: str, args: tuple, specs: list[ParamSpec], program: Any) -> Any:
         if self._parsed is None:
             self._parsed = parse_function(self.fn)
         templates = {s.name: a for s, a in zip(specs, args) if s.kind == "template"}
@@ -290,8 +312,7 @@ class Kernel:
                 arr = arrays[spec.name]
                 shape = spec.element_shape or tuple(getattr(arg, "element_shape", ()))
                 ndarrays[spec.name] = (to_dtype(arr.dtype), arr.ndim - len(shape), shape)
-        start = time.perf_counter()
-        ir = build_frontend_ir(
+        return build_frontend_ir(
             self.fn,
             self._parsed,
             specs,
@@ -301,11 +322,6 @@ class Kernel:
             program.config,
             name,
         )
-        frontend_ms = (time.perf_counter() - start) * 1e3
-        echo = print if program.config.print_ir else None
-        result = program.compile(ir, record=record, echo=echo, source=self._source_text())
-        result.frontend_ms = frontend_ms
-        return result
 
     def _source_text(self) -> str:
         """The kernel's own lines and where they are: part of the offline cache's key."""
@@ -569,7 +585,7 @@ def _signature_text(names: list[str], specs: list[ParamSpec], args: tuple) -> st
     return ", ".join(parts)
 
 
-def _publish_launch(kernel_obj: Kernel, entry: CacheEntry) -> None:
-    bus.publish("launched", kernel=kernel_obj, entry=entry)
+def _publish_launch(kernel_obj: Kernel, entry: CacheEntry, args: Any = ()) -> None:
+    bus.publish("launched", kernel=kernel_obj, entry=entry, args=args)
     if bus.wants("field_written"):
         bus.publish("field_written", kernel=kernel_obj, snodes=entry.result.written_snodes)

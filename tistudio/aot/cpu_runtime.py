@@ -1,0 +1,103 @@
+"""Running a CPU module: object code into a fresh MCJIT engine, fields in NumPy buffers.
+
+Each loaded module gets its own `JitEngine`, so two modules (or a module and the JIT kernels of
+the same program) never see each other's symbols. Launching goes through the same
+`CpuExecutable` as JIT kernels, built from the `KernelSpec` stored in the metadata, on the
+process's one thread pool. Object code is specific to the target it was built for (triple and
+CPU features), which the loader checks before anything runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tistudio.aot.format import AotModuleError
+from tistudio.backends.llvm.backend import default_backend
+from tistudio.backends.llvm.executable import CpuExecutable
+from tistudio.backends.llvm.jit import JitEngine
+from tistudio.backends.llvm.spec import KernelSpec
+from tistudio.ir.config import CompileConfig
+
+_ALIGN = 64
+
+
+class CpuModuleRuntime:
+    """The memory and the JIT engine of one loaded CPU module."""
+
+    def __init__(self, meta: dict, files: dict[str, bytes]) -> None:
+        self.files = files
+        self.backend = default_backend()
+        self.jit = JitEngine()
+        _check_target(meta.get("target", {}), self.jit)
+        self.buffers: dict[int, np.ndarray] = {}
+        for tree in meta["trees"]:
+            raw = np.zeros(tree["size"] + _ALIGN, np.uint8)
+            start = (-raw.ctypes.data) % _ALIGN
+            self.buffers[tree["id"]] = raw[start : start + max(tree["size"], 1)]
+        count = max(self.buffers, default=-1) + 1
+        self.roots = [self.buffers[t].ctypes.data if t in self.buffers else 0 for t in range(count)]
+
+    def executable(self, entry: dict) -> CpuExecutable:
+        cpu = entry["cpu"]
+        try:
+            spec = KernelSpec.from_json(cpu["spec"])
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise AotModuleError(f"kernel {entry['name']!r}: bad cpu.spec ({e!r})") from None
+        _check_spec(entry, spec, set(self.buffers))
+        if cpu["object"] not in self.files:
+            raise AotModuleError(f"kernel {entry['name']!r}: the module lacks {cpu['object']!r}")
+        try:
+            compiled = self.jit.load_object(self.files[cpu["object"]], list(spec.functions))
+        except RuntimeError as e:
+            raise AotModuleError(f"kernel {entry['name']!r}: cannot load its code ({e})") from None
+        config = CompileConfig(cpu_max_num_threads=cpu["threads"])
+        return CpuExecutable(spec, config, compiled, self.backend.pool)
+
+    def tree_buffer(self, tree: int) -> np.ndarray:
+        return self.buffers[tree]
+
+    def before_host_read(self, tree: int) -> None:
+        """CPU launches are synchronous: the host memory is always current."""
+
+    def after_host_write(self, tree: int) -> None:
+        """Kernels read the host memory itself: nothing to copy."""
+
+    def sync(self) -> None:
+        """Nothing runs in the background on the CPU."""
+
+
+def _check_target(target: dict, jit: JitEngine) -> None:
+    """The module's object code runs only where its triple and CPU features exist."""
+    triple = target.get("triple")
+    if triple != jit.triple:
+        raise AotModuleError(f"the module was built for {triple!r}; this machine is {jit.triple}")
+    have = set(jit.cpu_features.split(","))
+    needed = [f for f in str(target.get("features", "")).split(",") if f.startswith("+")]
+    missing = sorted(f[1:] for f in needed if f not in have)
+    if missing:
+        raise AotModuleError(
+            f"the module was built for a CPU with {', '.join(missing[:6])}, which this "
+            f"{jit.cpu_name} lacks; build it again on this machine"
+        )
+
+
+def _check_spec(entry: dict, spec: KernelSpec, trees: set[int]) -> None:
+    """The spec must agree with the kernel's metadata: the loader fills the argument buffer
+    slots it lists, so a spec that disagrees would write where it should not."""
+    layout = spec.layout
+    params = [
+        (p.name, "ndarray" if a["ptype"] == 1 else "scalar")
+        for p, a in zip(spec.params, entry["args"])
+    ]
+    declared = [(a["name"], "ndarray" if a["ptype"] == 1 else "scalar") for a in entry["args"]]
+    slots = [p.slot for p in layout.params] + [s for p in layout.params for s in p.shape_slots]
+    slots += list(layout.root_slots.values())
+    ok = (
+        params == declared
+        and len(layout.params) == len(spec.params)
+        and set(layout.root_slots) <= trees
+        and all(0 <= s < layout.num_slots for s in slots)
+        and len(spec.functions) >= len(spec.tasks)
+    )
+    if not ok:
+        raise AotModuleError(f"kernel {entry['name']!r}: cpu.spec disagrees with its metadata")
