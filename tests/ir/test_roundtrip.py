@@ -27,6 +27,7 @@ SAMPLES = {
     "AtomicOp": None,
     "GlobalTemporary": "<*i32> $1 = global tmp var (offset = 8 B)",
     "ThreadLocalPtr": "<*f32> $1 = thread local ptr (offset = 0 B)",
+    "ThreadLocalArrayPtr": "<*f32> $1 = thread local array ptr (offset = 8 B) [$0]",
     "GetRoot": "<*gen> $1 = get root [tree 0]",
     "SNodeLookup": None,
     "GetCh": None,

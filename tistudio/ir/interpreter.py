@@ -224,6 +224,10 @@ class Interpreter:
     def run_ThreadLocalPtr(self, stmt: s.ThreadLocalPtr) -> Pointer:
         return (self.tls, stmt.offset)
 
+    def run_ThreadLocalArrayPtr(self, stmt: s.ThreadLocalArrayPtr) -> Pointer:
+        step = _pointee(stmt).nbytes
+        return (self.tls, stmt.offset + int(self.values[stmt.index]) * step)
+
     def run_GetRoot(self, stmt: s.GetRoot) -> Pointer:
         return (self.trees[stmt.tree_id], 0)
 

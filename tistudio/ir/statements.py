@@ -247,6 +247,18 @@ class ThreadLocalPtr(Stmt):
 
 
 @dataclass(eq=False)
+class ThreadLocalArrayPtr(Stmt):
+    """Element `index` of an array that starts at byte `offset` of the running thread's private
+    buffer, elements of the pointee type (see `privatize_fields`)."""
+
+    offset: int
+    index: Stmt
+
+    operand_fields: ClassVar = ("index",)
+    syntax: ClassVar = "thread local array ptr (offset = {offset} B) [{index}]"
+
+
+@dataclass(eq=False)
 class GetRoot(Stmt):
     """Base address of SNode tree `tree_id`'s memory."""
 
@@ -425,6 +437,7 @@ ALL_STATEMENTS: tuple[type[Stmt], ...] = (
     AtomicOp,
     GlobalTemporary,
     ThreadLocalPtr,
+    ThreadLocalArrayPtr,
     GetRoot,
     SNodeLookup,
     GetCh,

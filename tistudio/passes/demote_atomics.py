@@ -23,6 +23,7 @@ from tistudio.ir.statements import (
     LocalStore,
     LoopIndex,
     Offloaded,
+    ThreadLocalArrayPtr,
     ThreadLocalPtr,
 )
 from tistudio.ir.stmt import Kernel, Stmt, walk
@@ -45,7 +46,7 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
 
 def _can_demote(atomic: AtomicOp, task: Offloaded | None, unique: set[_Target]) -> bool:
     dest = atomic.dest
-    if isinstance(dest, (Alloca, ThreadLocalPtr)):
+    if isinstance(dest, (Alloca, ThreadLocalPtr, ThreadLocalArrayPtr)):
         return True  # private to the running thread
     if task is None:
         return False  # not offloaded yet: we cannot tell which thread runs it

@@ -62,7 +62,7 @@ def _make_thread_local(kernel: Kernel, task: Offloaded) -> bool:
             slots.append(slot)
         rewritten.append((stmt.op, stmt.dest, slot))
         stmt.replace_operand(stmt.dest, slot)
-        stmt.op = _body_op(stmt.op)
+        stmt.op = accumulating_op(stmt.op)
     uses = kernel.use_counts()
     for _, dest, _ in rewritten:
         if dest.parent is not None and not uses[dest]:
@@ -126,7 +126,7 @@ def _same_target(op: AtomicOpType, dest: Stmt, atomic: AtomicOp) -> bool:
     return op is atomic.op and (dest is atomic.dest or dest.same_value_as(atomic.dest))
 
 
-def _body_op(op: AtomicOpType) -> AtomicOpType:
+def accumulating_op(op: AtomicOpType) -> AtomicOpType:
     """The slot accumulates with this op; a subtraction collects the sum it subtracts."""
     return AtomicOpType.add if op is AtomicOpType.sub else op
 
@@ -142,8 +142,8 @@ def _new_slot(task: Offloaded, atomic: AtomicOp) -> ThreadLocalPtr:
     def slot() -> ThreadLocalPtr:
         return ThreadLocalPtr(offset, ret_type=ptr_type, loc=loc)
 
-    start, identity = slot(), _identity(_body_op(atomic.op), dtype)
-    task.tls_prologue.extend([start, identity, GlobalStore(start, identity, loc=loc)])
+    start, neutral = slot(), identity(accumulating_op(atomic.op), dtype)
+    task.tls_prologue.extend([start, neutral, GlobalStore(start, neutral, loc=loc)])
     end = slot()
     partial = GlobalLoad(end, ret_type=dtype, loc=loc)
     task.tls_epilogue.extend([end, partial])
@@ -152,7 +152,7 @@ def _new_slot(task: Offloaded, atomic: AtomicOp) -> ThreadLocalPtr:
     return slot()
 
 
-def _identity(op: AtomicOpType, dtype: PrimitiveType) -> Const:
+def identity(op: AtomicOpType, dtype: PrimitiveType) -> Const:
     """x op identity == x: 0 for add/or/xor, 1 for mul, all ones for and, +-inf/limits."""
     if op is AtomicOpType.mul:
         return const_of(1, dtype)

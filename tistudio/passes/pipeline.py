@@ -25,6 +25,7 @@ from tistudio.passes import (
     lower_ast,
     make_thread_local,
     offload,
+    privatize_fields,
     scalarize,
     type_check,
 )
@@ -141,6 +142,8 @@ def compile_to_final_ir(
     runner.run(demote_dense_struct_fors)
     if ctx.config.make_thread_local:  # CPU: per-thread slots; GPU: per-invocation slots
         runner.run(make_thread_local)
+        if ctx.config.arch == "cpu":  # GPU threads are too many for a private copy each
+            runner.run(privatize_fields)
         runner.run(demote_atomics, "demote_atomics II")
     runner.simplify("simplify III")
     runner.run(lower_access)

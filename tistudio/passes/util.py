@@ -22,6 +22,7 @@ from tistudio.ir.statements import (
     LoopIndex,
     SNodeLookup,
     TernaryOp,
+    ThreadLocalArrayPtr,
     ThreadLocalPtr,
     UnaryOp,
 )
@@ -45,6 +46,7 @@ PURE_STATEMENTS: tuple[type[Stmt], ...] = (
     GetCh,
     GlobalTemporary,
     ThreadLocalPtr,
+    ThreadLocalArrayPtr,
 )
 
 

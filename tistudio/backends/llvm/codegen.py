@@ -334,6 +334,17 @@ class TaskEmitter:
             )
         self.values[stmt] = self.byte_offset(self.tls, stmt.offset, self.name_of(stmt))
 
+    def emit_ThreadLocalArrayPtr(self, stmt: s.ThreadLocalArrayPtr) -> None:
+        if self.tls is None or stmt.offset >= self.task.tls_size:
+            raise InternalCompilerError(
+                f"thread local array at offset {stmt.offset} outside tls_size={self.task.tls_size}"
+            )
+        assert isinstance(stmt.ret_type, PointerType)
+        step = ir.Constant(I64, stmt.ret_type.pointee.nbytes)
+        index = self.builder.mul(self.builder.sext(self.values[stmt.index], I64), step)
+        offset = self.builder.add(index, ir.Constant(I64, stmt.offset))
+        self.values[stmt] = self.byte_offset(self.tls, offset, self.name_of(stmt))
+
     def emit_GetRoot(self, stmt: s.GetRoot) -> None:
         self.values[stmt] = self.ctx_load(self.layout.root_slots[stmt.tree_id], PTR)
 
