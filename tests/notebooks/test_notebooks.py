@@ -1,0 +1,56 @@
+"""The tutorial notebooks run top to bottom in a real ipykernel (nbclient), within time limits.
+
+The notebooks check their own results with `assert`s in their cells, so a tutorial that stops
+teaching the truth fails here. They are stored without outputs; this test also keeps them so.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+# seconds for the whole notebook on the 2-core CI machine (a cell may take at most CELL_LIMIT)
+LIMITS = {
+    "01_tour.ipynb": 90,
+    "02_compiler_stages.ipynb": 90,
+    "03_visual_debugging.ipynb": 90,
+    "06_cpu_vs_gpu.ipynb": 150,
+}
+CELL_LIMIT = 90
+
+
+def test_every_notebook_has_a_time_limit() -> None:
+    assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == sorted(LIMITS)
+
+
+@pytest.mark.parametrize("name", sorted(LIMITS))
+def test_notebook_is_stored_without_outputs(name: str) -> None:
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    nbformat.validate(nb)
+    code = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    dirty = [i for i, c in code if c.outputs or c.execution_count]
+    assert not dirty, f"{name}: cells {dirty} have outputs; clear them before committing"
+    assert "widgets" not in nb.metadata, f"{name}: saved widget state; clear it"
+
+
+@pytest.mark.parametrize("name", sorted(LIMITS))
+def test_notebook_runs_top_to_bottom(name: str, tmp_path: Path) -> None:
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=CELL_LIMIT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
+    start = time.monotonic()
+    client.execute()  # raises CellExecutionError, with the cell and its traceback, on failure
+    seconds = time.monotonic() - start
+    print(f"{name}: {seconds:.1f} s")
+    assert seconds < LIMITS[name], f"{name} took {seconds:.1f} s (limit {LIMITS[name]} s)"
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert not errors
