@@ -9,6 +9,8 @@ CPU features), which the loader checks before anything runs.
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from tistudio.aot.format import AotModuleError
@@ -46,6 +48,7 @@ class CpuModuleRuntime:
         _check_spec(entry, spec, set(self.buffers))
         if cpu["object"] not in self.files:
             raise AotModuleError(f"kernel {entry['name']!r}: the module lacks {cpu['object']!r}")
+        check_object(self.files[cpu["object"]], cpu["object"], self.jit.triple)
         try:
             compiled = self.jit.load_object(self.files[cpu["object"]], list(spec.functions))
         except RuntimeError as e:
@@ -64,6 +67,41 @@ class CpuModuleRuntime:
 
     def sync(self) -> None:
         """Nothing runs in the background on the CPU."""
+
+
+_ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")
+_SECTION = struct.Struct("<IIQQQQIIQQ")
+_MACHINES = {"x86_64": 62, "aarch64": 183}  # ELF e_machine of the triples we build for
+_SHT_NOBITS = 8
+
+
+def check_object(data: bytes, name: str, triple: str) -> None:
+    """Refuse object code that is not a relocatable 64-bit little-endian ELF file for this
+    machine, or whose sections lie outside the file: LLVM trusts its input and would crash.
+    (The loader runs a module's native code: load only modules you trust.)"""
+    problem = _elf_problem(data, _MACHINES.get(triple.split("-")[0]))
+    if problem:
+        raise AotModuleError(f"{name} is not object code for this machine: {problem}")
+
+
+def _elf_problem(data: bytes, machine: int | None) -> str:
+    if len(data) < _ELF_HEADER.size or data[:4] != b"\x7fELF":
+        return "no ELF header"
+    ident, kind, arch, _, _, _, shoff, _, _, _, _, shentsize, shnum, _ = _ELF_HEADER.unpack_from(
+        data
+    )
+    if ident[4:6] != b"\x02\x01" or kind != 1:
+        return "not a relocatable 64-bit little-endian object"
+    if machine is not None and arch != machine:
+        return f"machine {arch}, expected {machine}"
+    if shentsize != _SECTION.size or shoff + shnum * shentsize > len(data):
+        return "its section table lies outside the file"
+    for index in range(shnum):
+        fields = _SECTION.unpack_from(data, shoff + index * shentsize)
+        sh_type, offset, size = fields[1], fields[4], fields[5]
+        if sh_type != _SHT_NOBITS and offset + size > len(data):
+            return f"section {index} lies outside the file"
+    return ""
 
 
 def _check_target(target: dict, jit: JitEngine) -> None:
