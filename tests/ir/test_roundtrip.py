@@ -39,6 +39,7 @@ SAMPLES = {
     "Continue": None,
     "Return": "$1 : return $0, $0",
     "Offloaded": None,
+    "Print": '$1 : print "x = {} {{}} {:.3f}\\n" [$0, $0]',
 }
 
 COMPOSITE = """

@@ -87,21 +87,6 @@ class ExpressionsMixin:
     def expr_Dict(self, node: ast.Dict) -> Any:
         return {self.visit_expr(k): self.visit_expr(v) for k, v in zip(node.keys, node.values)}
 
-    def expr_JoinedStr(self, node: ast.JoinedStr) -> Any:
-        parts = []
-        for value in node.values:
-            v = (
-                self.visit_expr(value.value)
-                if isinstance(value, ast.FormattedValue)
-                else value.value
-            )
-            if is_runtime(v):
-                raise TaichiSyntaxError(
-                    "f-strings of runtime values are not supported here", self.loc(node)
-                )
-            parts.append(str(v))
-        return "".join(parts)
-
     def expr_BinOp(self, node: ast.BinOp) -> Any:
         loc = self.loc(node)
         a, b = self.visit_expr(node.left), self.visit_expr(node.right)
@@ -110,6 +95,8 @@ class ExpressionsMixin:
     def binary_value(self, op_type: type, a: Any, b: Any, loc: Any) -> Any:
         if op_type is ast.MatMult:
             return self.matmul(a, b, loc)
+        if op_type is ast.Mod and isinstance(a, str):  # "x = %d" % x, maybe at run time
+            return self.percent_format(a, b, loc)
         if isinstance(a, ExprVector) or isinstance(b, ExprVector):
             return self.elementwise(
                 lambda x, y: self.binary_value(op_type, x, y, loc), a, b, loc=loc

@@ -19,6 +19,7 @@ from tistudio.frontend.funcs import FuncFrame, FuncsMixin
 from tistudio.frontend.loops import LoopsMixin
 from tistudio.frontend.matrix import BoundMatrixMethod, MatrixMixin
 from tistudio.frontend.operators import Operators, is_runtime
+from tistudio.frontend.printing import PrintingMixin
 from tistudio.frontend.scope import Scope
 from tistudio.frontend.statements import StatementsMixin
 from tistudio.frontend.structs import StructsMixin
@@ -30,7 +31,13 @@ from tistudio.ir.types import PrimitiveType
 
 
 class Transformer(
-    StatementsMixin, ExpressionsMixin, LoopsMixin, FuncsMixin, MatrixMixin, StructsMixin
+    StatementsMixin,
+    ExpressionsMixin,
+    LoopsMixin,
+    FuncsMixin,
+    MatrixMixin,
+    StructsMixin,
+    PrintingMixin,
 ):
     """Compiles one kernel instantiation's body into frontend IR."""
 
@@ -121,7 +128,7 @@ class Transformer(
                 "a kernel cannot call another kernel; make the callee a @ti.func", loc
             )
         if func is print:
-            raise TaichiSyntaxError("print() inside kernels is not supported yet", loc)
+            return self.compile_print(args, kwargs, loc)
         if _creates_fields(func):
             raise TaichiSyntaxError(
                 f"{func.__name__}() cannot be called inside a kernel: create fields and ndarrays "

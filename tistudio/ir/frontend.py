@@ -358,6 +358,32 @@ class FrontendReturn(Stmt):
     has_side_effects: ClassVar = True
 
 
+@dataclass(eq=False)
+class FrontendPrint(Stmt):
+    """`print(...)`: `template` (see `ir/printing.py`) filled with the scalar `args`."""
+
+    template: str
+    args: list[Expr] = field(default_factory=list)
+
+    syntax: ClassVar = "print {template} [{args}]"
+    is_void: ClassVar = True
+    has_side_effects: ClassVar = True
+
+
+@dataclass(eq=False)
+class FrontendAssert(Stmt):
+    """`assert cond, "message %d" % x` in debug mode: `message` is a `%`-style template that
+    the values of `args` fill in when `cond` is false."""
+
+    cond: Expr
+    message: str
+    args: list[Expr] = field(default_factory=list)
+
+    syntax: ClassVar = "assert {cond}, {message}, args [{args}]"
+    is_void: ClassVar = True
+    has_side_effects: ClassVar = True
+
+
 FRONTEND_STATEMENTS = (
     FrontendAlloca,
     FrontendAssign,
@@ -368,4 +394,5 @@ FRONTEND_STATEMENTS = (
     FrontendBreak,
     FrontendContinue,
     FrontendReturn,
+    FrontendPrint,
 )

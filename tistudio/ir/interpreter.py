@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import struct
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ import numpy as np
 from tistudio.ir import interpreter_ops as ops
 from tistudio.ir import statements as s
 from tistudio.ir.ops import TaskType
+from tistudio.ir.printing import PrintFormat, format_line
 from tistudio.ir.snode import SNode
 from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.ir.types import PointerType, PrimitiveType, i32
@@ -258,6 +260,10 @@ class Interpreter:
         return ops.normalize(self.args[stmt.arg_id].shape[stmt.axis], stmt.ret_type)
 
     # --- control flow -----------------------------------------------------------------------
+
+    def run_Print(self, stmt: s.Print) -> None:
+        fmt = PrintFormat(stmt.template, tuple(v.ret_type for v in stmt.values))
+        sys.stdout.write(format_line(fmt, [self.values[v] for v in stmt.values]))
 
     def run_If(self, stmt: s.If) -> None:
         self.block(stmt.true_block if self.values[stmt.cond] else stmt.false_block)

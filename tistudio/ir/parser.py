@@ -8,6 +8,7 @@ id) or made up on the spot as detached nodes when a test does not care about the
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import fields
 from typing import Any
@@ -56,6 +57,8 @@ def _placeholder_regex(annotation: str) -> str:
         return r"(-?\d+)"
     if annotation == "bool":
         return r"(true|false)"
+    if annotation == "str":
+        return r'("(?:[^"\\]|\\.)*")'
     return r"(\S+)"
 
 
@@ -110,6 +113,8 @@ class Parser:
             return int(text)
         if annotation == "bool":
             return text == "true"
+        if annotation == "str":
+            return json.loads(text)
         # a constant's value: interpret by the statement's type
         if isinstance(ret_type, PrimitiveType):
             if ret_type.kind == "bool":

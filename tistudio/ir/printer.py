@@ -9,6 +9,7 @@ blocks.
 
 from __future__ import annotations
 
+import json
 import re
 from enum import Enum
 from typing import Any
@@ -59,6 +60,8 @@ class Printer:
 
             def sub(m: re.Match[str]) -> str:
                 attr = getattr(stmt, m.group(1))
+                if isinstance(attr, str):  # a string field (a message) prints quoted
+                    return json.dumps(attr)
                 return self.format_value(attr() if callable(attr) else attr)
 
             body = PLACEHOLDER.sub(sub, stmt.syntax)

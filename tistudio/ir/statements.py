@@ -381,6 +381,21 @@ class Return(Stmt):
 
 
 @dataclass(eq=False)
+class Print(Stmt):
+    """`print(...)` in a kernel (Taichi's PrintStmt): write `template` with each `{}` or
+    `{:spec}` placeholder filled by the next scalar of `values` (see `ir/printing.py`). Back ends
+    append a record to the print buffer; the host writes the text after the launch."""
+
+    template: str
+    values: list[Stmt] = field(default_factory=list)
+
+    operand_fields: ClassVar = ("values",)
+    syntax: ClassVar = "print {template} [{values}]"
+    is_void: ClassVar = True
+    has_side_effects: ClassVar = True
+
+
+@dataclass(eq=False)
 class Offloaded(Stmt):
     """One task of a kernel, launched on its own: serial code, or a parallel loop over a range.
 
@@ -448,6 +463,7 @@ ALL_STATEMENTS: tuple[type[Stmt], ...] = (
     Break,
     Continue,
     Return,
+    Print,
     Offloaded,
 )
 

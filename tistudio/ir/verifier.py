@@ -10,6 +10,7 @@ from __future__ import annotations
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
 from tistudio.ir.printer import Printer
+from tistudio.ir.printing import count_values
 from tistudio.ir.statements import (
     AtomicOp,
     BinaryOp,
@@ -24,6 +25,7 @@ from tistudio.ir.statements import (
     LoopIndex,
     MatrixInit,
     Offloaded,
+    Print,
     RangeFor,
     StructFor,
     TernaryOp,
@@ -145,6 +147,12 @@ class _Verifier:
     def types_If(self, stmt: If) -> None:
         if stmt.cond.ret_type != u1:
             self.fail(stmt, f"if condition has type {stmt.cond.ret_type}, expected u1")
+
+    def types_Print(self, stmt: Print) -> None:
+        if any(not isinstance(v.ret_type, PrimitiveType) for v in stmt.values):
+            self.fail(stmt, "print takes scalar values only")
+        elif count_values(stmt.template) != len(stmt.values):
+            self.fail(stmt, f"{len(stmt.values)} values for the template {stmt.template!r}")
 
     def pointer_matches(self, stmt: Stmt, ptr: Stmt, value_type: object) -> None:
         t = ptr.ret_type

@@ -32,6 +32,7 @@ from tistudio.ir.statements import (
     LoopIndex,
     MatrixInit,
     MatrixPtr,
+    Print,
     RangeFor,
     Return,
     StructFor,
@@ -115,6 +116,9 @@ class _Lowerer:
 
     def lower_FrontendReturn(self, s: fe.FrontendReturn) -> None:
         self.add(Return([self.expr(v) for v in s.values]), s.loc)
+
+    def lower_FrontendPrint(self, s: fe.FrontendPrint) -> None:
+        self.add(Print(s.template, [self.expr(a) for a in s.args]), s.loc)
 
     def lower_FrontendFor(self, s: fe.FrontendFor) -> None:
         depth = len(self.out)

@@ -26,6 +26,7 @@ from tistudio.backends.llvm.native_pool import NATIVE_GRAIN, NativeThreadPool
 from tistudio.backends.llvm.runtime_ir import native_pool_supported
 from tistudio.backends.llvm.spec import KernelSpec
 from tistudio.backends.llvm.thread_pool import MIN_GRAIN, ThreadPool
+from tistudio.backends.print_buffer import PrintBuffer
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Kernel
 
@@ -48,6 +49,7 @@ class CpuBackend:
         self._fingerprint: str | None = None
         # where the pool's runtime object code is cached (`runtime.offline_cache.RuntimeSlot`)
         self.runtime_cache: Any = None
+        self._prints: PrintBuffer | None = None
 
     @property
     def jit(self) -> JitEngine:
@@ -87,12 +89,22 @@ class CpuBackend:
         compiled = jit.compile(module, functions, config.opt_level)
         compiled.stage_ms = {"llvm_codegen": codegen_ms, **compiled.stage_ms}
         spec = KernelSpec.of(kernel, layout, functions, pool.grain)
-        return CpuExecutable(spec, config, compiled, pool)
+        return CpuExecutable(spec, config, compiled, pool, self.prints(spec))
 
     def load(self, spec: KernelSpec, object_code: bytes, config: CompileConfig) -> CpuExecutable:
         """A `CpuExecutable` from object code and spec that `compile` made (disk cache)."""
         compiled = self.jit.load_object(object_code, list(spec.functions))
-        return CpuExecutable(spec, config, compiled, self.pool)
+        return CpuExecutable(spec, config, compiled, self.pool, self.prints(spec))
+
+    def prints(self, spec: KernelSpec) -> PrintBuffer | None:
+        """The print buffer that kernels of this back end share, made for the first kernel
+        that prints (4 MiB)."""
+        if not spec.print_formats:
+            return None
+        with self._lock:
+            if self._prints is None:
+                self._prints = PrintBuffer()
+            return self._prints
 
     def fingerprint(self) -> str:
         """What compiled code depends on besides the kernel: target, CPU, LLVM, pool kind."""

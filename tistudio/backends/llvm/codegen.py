@@ -31,6 +31,7 @@ from tistudio.backends.llvm.lltypes import (
     memory_type,
     value_type,
 )
+from tistudio.backends.llvm.printing import emit_print
 from tistudio.backends.llvm.vecmath import VectorLibrary, keep_variants
 from tistudio.ir import statements as s
 from tistudio.ir.config import CompileConfig
@@ -344,6 +345,8 @@ class TaskEmitter:
         index = self.builder.mul(self.builder.sext(self.values[stmt.index], I64), step)
         offset = self.builder.add(index, ir.Constant(I64, stmt.offset))
         self.values[stmt] = self.byte_offset(self.tls, offset, self.name_of(stmt))
+
+    emit_Print = emit_print  # a record in the print buffer: see printing.py
 
     def emit_GetRoot(self, stmt: s.GetRoot) -> None:
         self.values[stmt] = self.ctx_load(self.layout.root_slots[stmt.tree_id], PTR)

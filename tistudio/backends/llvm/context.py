@@ -13,6 +13,7 @@ changed. Slots, in order:
     next, per parameter    scalar: one slot, the value in the low bytes with the param's dtype
                            (u1 as one byte 0/1); ndarray: one slot with the data address, then
                            `ndim` slots with the extents as i64
+    last, if it prints     address of the back end's print buffer (`backends/print_buffer.py`)
 
 All values are little-endian, so a 4-byte value sits at byte offset `8 * slot`.
 """
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tistudio.ir.statements import GetRoot
+from tistudio.ir.statements import GetRoot, Print
 from tistudio.ir.stmt import Kernel
 
 SLOT_BYTES = 8
@@ -47,6 +48,7 @@ class ContextLayout:
     root_slots: dict[int, int] = field(default_factory=dict)  # tree id -> slot
     params: tuple[ParamSlots, ...] = ()
     num_slots: int = FIRST_RETURN_SLOT
+    print_slot: int = -1  # address of the print buffer, for kernels that print (else -1)
 
     def return_slot(self, index: int) -> int:
         return FIRST_RETURN_SLOT + index
@@ -66,4 +68,7 @@ class ContextLayout:
             else:
                 params.append(ParamSlots("scalar", next_slot))
                 next_slot += 1
-        return cls(len(kernel.ret_types), root_slots, tuple(params), next_slot)
+        print_slot = -1
+        if any(isinstance(s, Print) for s in kernel.walk()):
+            print_slot, next_slot = next_slot, next_slot + 1
+        return cls(len(kernel.ret_types), root_slots, tuple(params), next_slot, print_slot)

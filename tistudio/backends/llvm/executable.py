@@ -30,6 +30,7 @@ from tistudio.backends.llvm.jit import CompiledModule
 from tistudio.backends.llvm.native_pool import NativeThreadPool
 from tistudio.backends.llvm.spec import KernelSpec, TaskSpec
 from tistudio.backends.llvm.thread_pool import ThreadPool
+from tistudio.backends.print_buffer import PrintBuffer
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import TaskType
 from tistudio.ir.stmt import Param
@@ -67,6 +68,7 @@ class CpuExecutable:
         config: CompileConfig,
         compiled: CompiledModule,
         pool: ThreadPool | NativeThreadPool,
+        prints: PrintBuffer | None = None,
     ) -> None:
         self.name = spec.name
         self.spec = spec
@@ -91,6 +93,11 @@ class CpuExecutable:
         threads = config.cpu_max_num_threads
         self._workers_needed = threads - 1 if _may_split(spec.tasks) else 0
         self._run = self._prepare_run(spec, compiled.addresses, threads)
+        if spec.print_formats:  # written out after each launch, see backends/print_buffer.py
+            if prints is None:
+                raise ValueError(f"kernel {self.name!r} prints but has no print buffer")
+            self._buffer[layout.print_slot] = prints.address
+            self._run = prints.wrap(self._run, spec.print_formats)
 
     @property
     def assembly(self) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from tistudio.backends.llvm.context import ContextLayout, ParamSlots
 from tistudio.backends.llvm.launcher import task_grain
 from tistudio.ir.ops import TaskType
+from tistudio.ir.printing import PrintFormat, print_formats
 from tistudio.ir.statements import Offloaded
 from tistudio.ir.stmt import Kernel, Param
 from tistudio.ir.types import TYPES_BY_NAME, PrimitiveType, parse_type
@@ -44,6 +45,7 @@ class KernelSpec:
     layout: ContextLayout
     functions: tuple[str, ...]
     has_launcher: bool = False
+    print_formats: tuple[PrintFormat, ...] = ()  # by format id (see `ir/printing.py`)
 
     @classmethod
     def of(cls, kernel: Kernel, layout: ContextLayout, functions: list[str], grain: int):
@@ -69,6 +71,7 @@ class KernelSpec:
             layout,
             tuple(functions),
             len(functions) > len(tasks),
+            tuple(print_formats(kernel)[0]),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -87,9 +90,11 @@ class KernelSpec:
                 "root_slots": [[tree, slot] for tree, slot in layout.root_slots.items()],
                 "params": [[p.kind, p.slot, list(p.shape_slots)] for p in layout.params],
                 "num_slots": layout.num_slots,
+                "print_slot": layout.print_slot,
             },
             "functions": list(self.functions),
             "has_launcher": self.has_launcher,
+            "print_formats": [[f.template, [str(t) for t in f.dtypes]] for f in self.print_formats],
         }
 
     @classmethod
@@ -100,6 +105,7 @@ class KernelSpec:
             {int(tree): int(slot) for tree, slot in raw["root_slots"]},
             tuple(ParamSlots(kind, slot, tuple(shape)) for kind, slot, shape in raw["params"]),
             raw["num_slots"],
+            raw.get("print_slot", -1),
         )
         return cls(
             data["name"],
@@ -110,4 +116,8 @@ class KernelSpec:
             layout,
             tuple(data["functions"]),
             data["has_launcher"],
+            tuple(
+                PrintFormat(template, tuple(TYPES_BY_NAME[t] for t in dtypes))
+                for template, dtypes in data.get("print_formats", [])
+            ),
         )

@@ -7,8 +7,10 @@ from typing import Any
 from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.backends.webgpu.device import GpuDevice
 from tistudio.backends.webgpu.executable import GpuExecutable
+from tistudio.backends.webgpu.printing import GpuPrintBuffer
 from tistudio.backends.webgpu.resources import ArgsLayout
 from tistudio.ir.config import CompileConfig
+from tistudio.ir.statements import Print
 from tistudio.ir.stmt import Kernel
 
 
@@ -18,6 +20,7 @@ class WebGpuBackend:
 
     def __init__(self, device: GpuDevice, memory: Any) -> None:
         self.device, self.memory = device, memory
+        self._prints: GpuPrintBuffer | None = None  # made for the first kernel that prints
 
     def compile(self, kernel: Kernel, config: CompileConfig) -> GpuExecutable:
         """Final IR of `kernel` -> a launchable `GpuExecutable` (pipelines created here)."""
@@ -31,4 +34,6 @@ class WebGpuBackend:
                 f"kernel {kernel.name!r} has {args.size} bytes of scalar arguments and ndarray "
                 f"extents; the adapter takes {caps.max_immediate_size} bytes of immediates",
             )
-        return GpuExecutable(kernel, self.device, self.memory, args)
+        if self._prints is None and any(isinstance(x, Print) for x in kernel.walk()):
+            self._prints = GpuPrintBuffer(self.device)
+        return GpuExecutable(kernel, self.device, self.memory, args, self._prints)

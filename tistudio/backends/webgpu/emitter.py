@@ -21,6 +21,7 @@ from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.backends.webgpu import wgsl
 from tistudio.backends.webgpu.f64math import F32_MATH, F64_MATH
 from tistudio.backends.webgpu.memory import MemoryEmitter, Ptr, Unexpressible
+from tistudio.backends.webgpu.printing import emit_print
 from tistudio.backends.webgpu.resources import ArgsLayout, Caps, ShaderResources
 from tistudio.ir import statements as s
 from tistudio.ir.ops import AtomicOpType, TaskType
@@ -285,6 +286,8 @@ class TaskEmitter(MemoryEmitter):
         if stmt.offset >= self.task.tls_size:
             raise InternalCompilerError(f"thread local ptr at offset {stmt.offset} outside tls")
         self.locals[stmt] = f"tls{stmt.offset}"
+
+    emit_Print = emit_print  # a record in the print buffer: see printing.py
 
     def emit_GetRoot(self, stmt: s.GetRoot) -> None:
         self.ptrs[stmt] = Ptr(f"tree{stmt.tree_id}", "0u")

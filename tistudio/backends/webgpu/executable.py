@@ -17,8 +17,10 @@ from typing import Any
 import numpy as np
 
 from tistudio.backends.webgpu.device import GpuDevice
+from tistudio.backends.webgpu.printing import RESOURCE, GpuPrintBuffer
 from tistudio.backends.webgpu.resources import ArgsLayout
 from tistudio.backends.webgpu.shader import TaskShader, build_shaders
+from tistudio.ir.printing import print_formats
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.types import PrimitiveType
 
@@ -26,8 +28,16 @@ from tistudio.ir.types import PrimitiveType
 class GpuExecutable:
     """One compiled kernel on one device; `wgsl` is the text of every task's shader."""
 
-    def __init__(self, kernel: Kernel, device: GpuDevice, memory: Any, args: ArgsLayout) -> None:
+    def __init__(
+        self,
+        kernel: Kernel,
+        device: GpuDevice,
+        memory: Any,
+        args: ArgsLayout,
+        prints: GpuPrintBuffer | None = None,
+    ) -> None:
         self.name = kernel.name
+        self.prints, self.print_formats = prints, print_formats(kernel)[0]
         self.kernel, self.device, self.memory, self.args = kernel, device, memory, args
         self.ret_types = list(kernel.ret_types)
         self._num_params = len(kernel.params)
@@ -84,6 +94,9 @@ class GpuExecutable:
                     group = self._bind_group(index, shader, layout, buffers)
                     self.device.dispatch(pipeline, group, immediates, shader.groups)
             self.memory.after_launch(self.trees_written)
+            if self.print_formats:  # what the kernel printed, in record order
+                assert self.prints is not None, "a kernel that prints needs a print buffer"
+                self.prints.drain(self.print_formats)
             for k in self.arrays_written:
                 self._download(args[k], buffers[f"arg{k}"])
             if not self.ret_types:
@@ -133,6 +146,8 @@ class GpuExecutable:
             return self.gtmp
         if resource == "ret":
             return self.ret
+        if resource == RESOURCE:
+            return self.prints.buffer  # type: ignore[union-attr]
         if resource.startswith("tree"):
             return self.memory.buffer(int(resource[4:]))
         return arrays[resource]
