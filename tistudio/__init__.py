@@ -65,7 +65,12 @@ _LAZY_NAMES = {
     "tistudio.lang.types": "template types",
 }
 _LAZY = {name: module for module, names in _LAZY_NAMES.items() for name in names.split()}
-_SUBMODULES = {"math": "tistudio.lang.math", "aot": "tistudio.aot", "graph": "tistudio.graph"}
+_SUBMODULES = {
+    "math": "tistudio.lang.math",
+    "aot": "tistudio.aot",
+    "graph": "tistudio.graph",
+    "ad": "tistudio.ad",
+}
 
 
 def __getattr__(name: str) -> Any:

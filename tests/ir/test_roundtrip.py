@@ -40,6 +40,12 @@ SAMPLES = {
     "Return": "$1 : return $0, $0",
     "Offloaded": None,
     "Print": '$1 : print "x = {} {{}} {:.3f}\\n" [$0, $0]',
+    "AdStackAlloca": "<f32> $1 = stack alloc (max_size=16)",
+    "AdStackPush": "$1 : stack push $0, val = $0",
+    "AdStackPop": "$1 : stack pop $0",
+    "AdStackLoadTop": "<i32> $1 = stack load top $0",
+    "AdStackLoadTopAdj": "<i32> $1 = stack load top adj $0",
+    "AdStackAccAdjoint": "$1 : stack acc adj $0, val = $0",
 }
 
 COMPOSITE = """

@@ -87,3 +87,18 @@ def test_print_ir_prints_each_pass(capsys: pytest.CaptureFixture[str]) -> None:
     assert k() == 3
     out = capsys.readouterr().out
     assert "] lower_ast:\nkernel {" in out and "] offload:" in out
+
+
+def test_compile_report_checks_its_arguments_like_a_call() -> None:
+    ti.init(offline_cache=False)
+    x = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def fill(a: ti.template(), value: ti.f32):
+        for i in a:
+            a[i] = value
+
+    with pytest.raises(TypeError, match=r"kernel 'fill' takes 2 argument\(s\), 0 given"):
+        fill.compile_report()
+    report = fill.compile_report(x, value=2.0)  # keywords bind as in a call
+    assert "fill" in report.name and report.passes

@@ -23,17 +23,30 @@ from tistudio.lang.types import numpy_dtype, to_dtype
 class Field:
     """A field of scalars (`ti.field(ti.f32, shape=(16, 8))`)."""
 
-    def __init__(self, dtype: PrimitiveType, name: str = "") -> None:
+    def __init__(self, dtype: PrimitiveType, name: str = "", companions: bool = True) -> None:
         self.dtype = dtype
         self._name = name
         self._snode: SNode | None = None
         self._program = impl.get_program()
         self._view_cache: np.ndarray | None = None
+        # autodiff: a real field has `grad` and `dual` fields, placed by needs_grad/needs_dual
+        # or ti.root.lazy_grad(); they point back with `_primal = (field, SNode attribute)`
+        self._primal: tuple[Field, str] | None = None
+        self.grad: Field | None = None
+        self.dual: Field | None = None
+        if companions and dtype.is_float:
+            self.grad, self.dual = _companion(self, "grad"), _companion(self, "dual")
 
     def _attach(self, snode: SNode) -> None:
         if self._snode is not None:
             raise RuntimeError("this field is already placed")
         self._snode = snode
+        self._program.__dict__.setdefault("fields_by_snode", {})[snode.id] = self
+        if self._primal is not None and self._primal[0]._snode is not None:
+            setattr(self._primal[0]._snode, self._primal[1], snode)
+        for kind, other in (("adjoint", self.grad), ("dual", self.dual)):
+            if other is not None and other._snode is not None:
+                setattr(snode, kind, other._snode)
 
     # --- what the frontend uses --------------------------------------------------------------
 
@@ -182,6 +195,27 @@ class Field:
         self._program.after_host_write(self._ti_place_snode, self._view(), key)
 
 
+def _companion(primal: Field, kind: str) -> Field:
+    """`primal.grad` or `primal.dual`: a field of the same dtype, placed separately."""
+    name = f"{primal._name}.{kind}" if primal._name else ""
+    other = Field(primal.dtype, name, companions=False)
+    other._primal = (primal, "adjoint" if kind == "grad" else "dual")
+    return other
+
+
+def place_companions(fields: list[Field], shape: tuple[int, ...], flags: dict[str, bool]) -> None:
+    """Place the `.grad` (`needs_grad`) and `.dual` (`needs_dual`) fields of `fields`, each
+    kind under its own dense SNode of `shape` next to the primal's, as Taichi lays them out."""
+    from tistudio.lang.snode import Axis, root
+
+    for kind in ("grad", "dual"):
+        if flags.get(f"needs_{kind}"):
+            companions = [getattr(f, kind) for f in fields]
+            if None in companions:
+                raise TypeError(f"needs_{kind}=True needs a real (float) dtype")
+            root.dense(Axis(*range(len(shape))), shape).place(*companions)
+
+
 def _layout_of(snode: SNode) -> tuple[int, tuple[int, ...]]:
     """Byte offset of element 0 and byte strides of each axis, for dense paths where every
     axis is split across levels in order (the layouts `ti.field` and `dense().place()` make)."""
@@ -264,6 +298,7 @@ def field(
     name: str = "",
     offset: Any = None,
     needs_grad: bool = False,
+    needs_dual: bool = False,
     **_: Any,
 ) -> Field:
     """`ti.field(dtype, shape)`: a scalar field; without `shape`, place it yourself."""
@@ -275,4 +310,5 @@ def field(
 
         shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
         root.dense(Axis(*range(len(shape))), shape).place(f)
+        place_companions([f], shape, {"needs_grad": needs_grad, "needs_dual": needs_dual})
     return f

@@ -182,13 +182,11 @@ class Kernel:
     # --- calling -----------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            args = tuple(self._signature.bind(*args, **kwargs).args)
-        elif len(args) != len(self._names):
-            raise TypeError(
-                f"kernel '{self.__name__}' takes {len(self._names)} argument(s), {len(args)} given"
-            )
+        if kwargs or len(args) != len(self._names):
+            args = self._bind(args, kwargs)
         program = impl.get_program()
+        if program.ad_scope is not None and program.ad_scope.intercept(self, args):
+            return program.ad_scope.run_instead(self, args)  # a ti.ad.FwdMode is open
         if program is not self._program:
             self._reset_for(program)
         if program.has_pending_fields:
@@ -213,6 +211,12 @@ class Kernel:
         if bus.wants("launched") or bus.wants("field_written"):
             _publish_launch(self, entry, runtime_args)
         return _returned_values(returned, entry)
+
+    def _bind(self, args: tuple, kwargs: dict) -> tuple:
+        if kwargs:
+            return tuple(self._signature.bind(*args, **kwargs).args)
+        given = f"{len(args)} given"
+        raise TypeError(f"kernel '{self.__name__}' takes {len(self._names)} argument(s), {given}")
 
     def _lookup(self, args: tuple, specs: list[ParamSpec], program: Any) -> CacheEntry:
         """The slow path of a call: the full template key, compiling on a miss; then remember
@@ -333,6 +337,11 @@ class Kernel:
         lines = "\n".join(parsed.source_line(n) for n in range(first, last + 1))
         return f"{parsed.filename}:{first}\n{lines}"
 
+    @property
+    def grad(self) -> Kernel:
+        """The adjoint kernel (reverse mode, made by the `auto_diff` pass; see tistudio.ad)."""
+        return __import__("tistudio.ad.kernels").ad.kernels.twin(self, "reverse")
+
     # --- introspection -----------------------------------------------------------------------
 
     def cache_info(self) -> list[dict[str, Any]]:
@@ -342,9 +351,11 @@ class Kernel:
     def instances(self) -> list[CacheEntry]:
         return list(self._cache.values())
 
-    def compile_report(self, *args: Any) -> CompileReport:
+    def compile_report(self, *args: Any, **kwargs: Any) -> CompileReport:
         """Compile (again) with recording on for these arguments and return what every pass
         did, plus the final LLVM IR and assembly. Does not launch the kernel."""
+        if kwargs or len(args) != len(self._names):
+            args = self._bind(args, kwargs)  # the same errors as a call with these arguments
         program = impl.get_program()
         if program is not self._program:
             self._reset_for(program)

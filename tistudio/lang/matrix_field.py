@@ -16,7 +16,7 @@ import numpy as np
 from tistudio.frontend.values import ExprVector
 from tistudio.ir import frontend as fe
 from tistudio.ir.snode import SNode
-from tistudio.lang.field import Field
+from tistudio.lang.field import Field, place_companions
 from tistudio.lang.matrix import Matrix
 from tistudio.lang.types import numpy_dtype, to_dtype
 
@@ -67,6 +67,22 @@ class MatrixField:
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def grad(self) -> MatrixField | None:
+        """The gradient field (autodiff): one `.grad` per component, same element shape."""
+        return self._companion("grad")
+
+    @property
+    def dual(self) -> MatrixField | None:
+        return self._companion("dual")
+
+    def _companion(self, kind: str) -> MatrixField | None:
+        parts = [getattr(c, kind) for c in self.components]
+        if None in parts:
+            return None
+        name = f"{self._name}.{kind}" if self._name else ""
+        return MatrixField(parts, self.element_shape, name)  # type: ignore[arg-type]
 
     def get_scalar_field(self, *index: int) -> Field:
         flat = index[0] if len(index) == 1 else index[0] * self.m + index[1]
@@ -144,7 +160,7 @@ def _element_values(value: Any, count: int) -> list[Any]:
 
 
 def matrix_field(
-    element_shape: tuple[int, ...], dtype: Any, shape: Any = None, name: str = "", **_: Any
+    element_shape: tuple[int, ...], dtype: Any, shape: Any = None, name: str = "", **flags: Any
 ) -> MatrixField:
     """`ti.Vector.field(n, dtype, shape)` / `ti.Matrix.field(n, m, dtype, shape)`."""
     count = int(np.prod(element_shape))
@@ -155,6 +171,7 @@ def matrix_field(
 
         shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
         root.dense(Axis(*range(len(shape))), shape).place(*components)
+        place_companions(components, shape, flags)
     return field
 
 

@@ -58,6 +58,13 @@ class SNodeBuilder:
                 )
         return self
 
+    def lazy_grad(self) -> None:
+        """Place the `.grad` of every real field under this node that has none yet, next to
+        its primal (Taichi's `ti.root.lazy_grad()`)."""
+        from tistudio.ad import lazy_grad
+
+        lazy_grad(self.ptr)
+
     def pointer(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
         raise NotImplementedError("ti.root.pointer(): sparse SNodes are not supported yet")
 

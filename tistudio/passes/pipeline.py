@@ -18,9 +18,11 @@ from tistudio.ir.printer import print_ir_with_lines
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.verifier import InternalCompilerError, verify
 from tistudio.passes import (
+    auto_diff,
     demote_atomics,
     demote_dense_struct_fors,
     demote_operations,
+    determine_ad_stack_size,
     lower_access,
     lower_ast,
     make_thread_local,
@@ -136,6 +138,9 @@ def compile_to_final_ir(
     runner.run(type_check)
     runner.run(scalarize)
     runner.simplify("simplify I")
+    if kernel.autodiff_mode != "none":  # kernel.grad() or ti.ad.FwdMode
+        runner.run(auto_diff)
+        runner.simplify("simplify (autodiff)")
     runner.run(offload)
     runner.simplify("simplify II")
     runner.run(demote_atomics)
@@ -149,4 +154,6 @@ def compile_to_final_ir(
     runner.run(lower_access)
     runner.run(demote_operations)
     runner.simplify("simplify IV")
+    if kernel.autodiff_mode == "reverse":
+        runner.run(determine_ad_stack_size)
     return runner.records

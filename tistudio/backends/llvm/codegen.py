@@ -19,6 +19,7 @@ from llvmlite import ir
 
 from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.backends.llvm import arith
+from tistudio.backends.llvm.adstack import AdStackEmitter
 from tistudio.backends.llvm.atomics import atomic_rmw
 from tistudio.backends.llvm.context import GTMP_SLOT, ContextLayout
 from tistudio.backends.llvm.lltypes import (
@@ -80,7 +81,7 @@ class _Loop:
         self.exit = exit
 
 
-class TaskEmitter:
+class TaskEmitter(AdStackEmitter):
     """Emits one offloaded task as one LLVM function. Made per task, never reused."""
 
     def __init__(

@@ -1,0 +1,1 @@
+"""Helpers of the `auto_diff` pass: derivative rules, reverse mode, forward mode."""

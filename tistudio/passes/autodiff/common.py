@@ -1,0 +1,41 @@
+"""Small helpers shared by reverse and forward mode."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import NoReturn
+
+from tistudio.ir.snode import SNode
+from tistudio.ir.statements import GlobalPtr
+from tistudio.ir.stmt import Stmt
+from tistudio.ir.types import PointerType, PrimitiveType
+
+
+def shallow_copy(stmt: Stmt) -> Stmt:
+    """A detached copy of a statement without blocks (same operands and attributes)."""
+    lists = {
+        n: list(getattr(stmt, n)) for n in stmt.operand_fields if isinstance(getattr(stmt, n), list)
+    }
+    return dataclasses.replace(stmt, parent=None, **lists)  # type: ignore[arg-type]
+
+
+def companion(ptr: Stmt, kind: str) -> SNode | None:
+    """The place SNode of `x.grad` (`kind="adjoint"`) or `x.dual` (`"dual"`) for a pointer
+    into field `x`, or None when `x` has none (an integer field, a field without
+    `needs_grad`, an ndarray)."""
+    if not isinstance(ptr, GlobalPtr):
+        return None
+    return getattr(ptr.snode, kind)
+
+
+def pointee(stmt: Stmt) -> PrimitiveType:
+    dtype = stmt.ret_type
+    assert isinstance(dtype, PointerType) and isinstance(dtype.pointee, PrimitiveType)
+    return dtype.pointee
+
+
+def forbid(stmt: Stmt, message: str) -> NoReturn:
+    """Raise the user's error for a kernel that autodiff cannot handle, at its line."""
+    from tistudio.frontend.errors import TaichiSyntaxError
+
+    raise TaichiSyntaxError(message, stmt.loc)

@@ -1,0 +1,264 @@
+"""Reverse mode for one independent block (IB): the body of a parallel loop, or a serial kernel.
+
+The forward code stays where it is and computes the primal values again; the adjoint code is
+appended after it and visits the forward statements last to first. A value defined at the top
+of the IB is still in scope there. One defined inside an `if` or a serial loop is not: a
+reversed loop runs its iterations last to first in a new loop, so such values are either
+recomputed (constants, addresses, field loads: the global data access rules keep fields from
+changing) or recorded on an autodiff stack (`stack push` after the definition, `stack load top`
+in the adjoint code, `stack pop` once the adjoint code has passed the definition).
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+
+from tistudio.ir.ops import AtomicOpType, BinaryOpType, UnaryOpType
+from tistudio.ir.statements import (
+    AdStackAlloca,
+    AdStackLoadTop,
+    AdStackPop,
+    AdStackPush,
+    Alloca,
+    ArgLoad,
+    AtomicOp,
+    BinaryOp,
+    Const,
+    ExternalPtr,
+    ExternalTensorShape,
+    GlobalLoad,
+    GlobalPtr,
+    GlobalStore,
+    If,
+    LocalLoad,
+    LocalStore,
+    LoopIndex,
+    RangeFor,
+    TernaryOp,
+    UnaryOp,
+)
+from tistudio.ir.stmt import Block, Stmt, walk
+from tistudio.ir.types import PointerType
+from tistudio.passes.autodiff.common import companion, forbid, pointee, shallow_copy
+from tistudio.passes.autodiff.rules import Builder, is_real, partials
+
+_RECOMPUTED = (Const, ArgLoad, ExternalTensorShape)
+_DIFFERENTIABLE = (UnaryOp, BinaryOp, TernaryOp, GlobalLoad, LocalLoad)
+
+
+class ReverseBlock:
+    """Builds the adjoint code of the IB `ib` and appends it to `ib`."""
+
+    def __init__(self, ib: Block) -> None:
+        self.ib = ib
+        self.nested = {s for stmt in ib for inner in stmt.blocks() for s in walk(inner)}
+        self.stacks: dict[Stmt, AdStackAlloca] = {}
+        self.adjoints: dict[Stmt, Alloca] = {}  # value or local variable -> its adjoint
+        self.reverse_of: dict[Block, Block] = {}  # forward block -> the block of its adjoint
+        self.scope: ChainMap[Stmt, Stmt] = ChainMap()  # forward value -> its value here
+        self.out = Block()
+        self.erased: list[Stmt] = []
+        self.builder = Builder(self.emit, self.primal)
+        self.used = {op for stmt in walk(ib) for op in stmt.operands()}
+
+    def run(self) -> None:
+        self.reverse_block(self.ib, self.out)
+        for stmt in self.erased:
+            stmt.erase()
+        self.ib.extend(self.out.take_all())
+
+    # --- emitting -------------------------------------------------------------------------
+
+    def emit(self, stmt: Stmt) -> Stmt:
+        return self.out.append(stmt)
+
+    def reverse_block(self, forward: Block, out: Block) -> None:
+        saved_out, saved_scope = self.out, self.scope
+        self.out, self.scope = out, self.scope.new_child()
+        self.reverse_of[forward] = out
+        for stmt in reversed(list(forward.stmts)):
+            self.reverse_stmt(stmt)
+            if stmt in self.stacks:
+                self.emit(AdStackPop(self.stacks[stmt]))
+        self.out, self.scope = saved_out, saved_scope
+
+    # --- primal values in the adjoint code --------------------------------------------------
+
+    def primal(self, value: Stmt) -> Stmt:
+        """`value` (a forward statement) as a statement usable where adjoint code goes now."""
+        if value in self.scope:
+            return self.scope[value]
+        if value not in self.nested:
+            return value
+        if isinstance(value, _RECOMPUTED):
+            new = self.emit(shallow_copy(value))
+        elif isinstance(value, (GlobalPtr, ExternalPtr)):
+            new = self.emit(shallow_copy(value))
+            new.indices = [self.primal(i) for i in value.indices]
+        elif isinstance(value, GlobalLoad) and isinstance(value.ptr, (GlobalPtr, ExternalPtr)):
+            new = self.emit(GlobalLoad(self.primal(value.ptr), ret_type=value.ret_type))
+        else:
+            new = self.emit(AdStackLoadTop(self.tape(value), ret_type=value.ret_type))
+        self.scope[value] = new
+        return new
+
+    def tape(self, value: Stmt) -> AdStackAlloca:
+        """The autodiff stack recording `value` each time the forward code computes it."""
+        stack = self.stacks.get(value)
+        if stack is None:
+            stack = AdStackAlloca(ret_type=value.ret_type, loc=value.loc)
+            self.ib.insert(0, stack)
+            value.insert_after(AdStackPush(stack, value, loc=value.loc))
+            self.stacks[value] = stack
+        return stack
+
+    # --- adjoints -------------------------------------------------------------------------
+
+    def adjoint(self, key: Stmt, create: bool) -> Alloca | None:
+        """The local variable holding the adjoint of value or variable `key`, made zero at the
+        top of the adjoint block of the block that defines `key`."""
+        slot = self.adjoints.get(key)
+        if slot is None and create:
+            dtype = pointee(key) if isinstance(key, Alloca) else key.ret_type
+            slot = Alloca(ret_type=PointerType(dtype), loc=key.loc)
+            self.reverse_of[key.parent].insert(0, slot)
+            self.adjoints[key] = slot
+        return slot
+
+    def wanted(self, target: Stmt) -> bool:
+        """Can an adjoint flow into `target`? Not into constants, indices or values computed
+        before the IB (they depend on no field)."""
+        if not isinstance(target, (*_DIFFERENTIABLE, Alloca)) or target.parent is None:
+            return False
+        return target in self.nested or target.parent is self.ib
+
+    def accumulate(self, target: Stmt, value: Stmt) -> None:
+        if not self.wanted(target):
+            return
+        slot = self.adjoint(target, create=True)
+        dtype = value.ret_type
+        old = self.emit(LocalLoad(slot, ret_type=dtype))
+        self.emit(LocalStore(slot, self.builder.bin(BinaryOpType.add, old, value)))
+
+    def read_adjoint(self, key: Stmt) -> Stmt | None:
+        slot = self.adjoint(key, create=False)
+        return None if slot is None else self.emit(LocalLoad(slot, ret_type=pointee(slot)))
+
+    # --- one forward statement ---------------------------------------------------------------
+
+    def reverse_stmt(self, stmt: Stmt) -> None:
+        method = getattr(self, f"reverse_{type(stmt).__name__}", None)
+        if method is not None:
+            method(stmt)
+        elif isinstance(stmt, (UnaryOp, BinaryOp, TernaryOp)):
+            self.reverse_arithmetic(stmt)
+        elif stmt.blocks() or type(stmt).__name__ in ("Break", "Continue", "Return"):
+            forbid(stmt, f"'{type(stmt).__name__}' cannot be differentiated (reverse mode)")
+
+    def reverse_arithmetic(self, stmt: Stmt) -> None:
+        if not is_real(stmt):
+            return
+        adj = self.read_adjoint(stmt)
+        if adj is None:
+            return
+        for operand, partial in partials(self.builder, stmt, self.wanted):
+            self.accumulate(
+                operand, self.builder.mul(adj, self.builder.cast(partial, adj.ret_type))
+            )
+
+    def reverse_LocalLoad(self, stmt: LocalLoad) -> None:
+        adj = self.read_adjoint(stmt) if is_real(stmt) else None
+        if adj is not None and isinstance(stmt.ptr, Alloca):
+            self.accumulate(stmt.ptr, adj)
+
+    def reverse_LocalStore(self, stmt: LocalStore) -> None:
+        if not is_real(stmt.value) or not isinstance(stmt.ptr, Alloca):
+            return
+        adj = self.read_adjoint(stmt.ptr)
+        if adj is not None:  # the stored value takes the variable's adjoint, which restarts
+            self.accumulate(stmt.value, adj)
+            self.emit(
+                LocalStore(self.adjoint(stmt.ptr, False), self.builder.const(0.0, adj.ret_type))
+            )
+
+    def reverse_GlobalLoad(self, stmt: GlobalLoad) -> None:
+        grad = companion(stmt.ptr, "adjoint")
+        adj = self.read_adjoint(stmt) if grad is not None and is_real(stmt) else None
+        if adj is not None:
+            ptr = self.emit(
+                GlobalPtr(
+                    grad, [self.primal(i) for i in stmt.ptr.indices], ret_type=stmt.ptr.ret_type
+                )
+            )
+            self.emit(AtomicOp(AtomicOpType.add, ptr, adj, ret_type=adj.ret_type))
+
+    def _grad_of_dest(self, dest: Stmt) -> tuple[Stmt, Stmt] | None:
+        """The address and value of `x.grad[i]` for a written `x[i]`, or None without grad."""
+        grad = companion(dest, "adjoint")
+        if grad is None:
+            return None
+        indices = [self.primal(i) for i in dest.indices]
+        ptr = self.emit(GlobalPtr(grad, indices, ret_type=dest.ret_type))
+        return ptr, self.emit(GlobalLoad(ptr, ret_type=pointee(ptr)))
+
+    def reverse_GlobalStore(self, stmt: GlobalStore) -> None:
+        """`x[i] = v` overwrote x[i]: v takes x.grad[i], which then restarts from zero."""
+        found = self._grad_of_dest(stmt.ptr)
+        if found is None:
+            return  # a field without gradient keeps its store, as in Taichi
+        ptr, grad = found
+        self.erased.append(stmt)
+        self.accumulate(stmt.value, grad)
+        self.emit(GlobalStore(ptr, self.builder.const(0.0, grad.ret_type)))
+
+    def reverse_AtomicOp(self, stmt: AtomicOp) -> None:
+        """`x[i] += v` adds x.grad[i] to v's adjoint (`-=` subtracts it) and keeps x.grad."""
+        if isinstance(stmt.dest, Alloca):
+            self.reverse_local_atomic(stmt)
+            return
+        found = self._grad_of_dest(stmt.dest) if is_real(stmt.val) else None
+        if found is None:
+            return
+        if stmt.op not in (AtomicOpType.add, AtomicOpType.sub):
+            forbid(
+                stmt, f"atomic {stmt.op.value} on a field with gradients cannot be differentiated"
+            )
+        if stmt in self.used:
+            forbid(
+                stmt,
+                "the old value of an atomic on a field with gradients cannot be differentiated",
+            )
+        grad = found[1]
+        self.erased.append(stmt)
+        if stmt.op is AtomicOpType.sub:
+            grad = self.builder.un(UnaryOpType.neg, grad)
+        self.accumulate(stmt.val, grad)
+
+    def reverse_local_atomic(self, stmt: AtomicOp) -> None:
+        adj = self.read_adjoint(stmt.dest) if is_real(stmt.val) else None
+        if adj is None:
+            return
+        if stmt.op not in (AtomicOpType.add, AtomicOpType.sub):
+            forbid(stmt, f"atomic {stmt.op.value} on a local variable cannot be differentiated")
+        self.accumulate(
+            stmt.val, adj if stmt.op is AtomicOpType.add else self.builder.un(UnaryOpType.neg, adj)
+        )
+
+    def reverse_If(self, stmt: If) -> None:
+        new = self.emit(If(self.primal(stmt.cond), loc=stmt.loc))
+        self.reverse_block(stmt.true_block, new.true_block)
+        self.reverse_block(stmt.false_block, new.false_block)
+
+    def reverse_RangeFor(self, stmt: RangeFor) -> None:
+        begin, end = self.primal(stmt.begin), self.primal(stmt.end)
+        new = self.emit(
+            RangeFor(begin, end, reversed=not stmt.reversed, serialize=True, loc=stmt.loc)
+        )
+        body_scope = self.scope.new_child()
+        for index in (s for s in walk(stmt.body) if isinstance(s, LoopIndex) and s.loop is stmt):
+            body_scope[index] = new.body.append(
+                LoopIndex(new, index.index, ret_type=index.ret_type)
+            )
+        saved, self.scope = self.scope, body_scope
+        self.reverse_block(stmt.body, new.body)
+        self.scope = saved
