@@ -220,27 +220,6 @@ class Interpreter:
         top = self.values[stmt.stack][-1]
         top[1] = ops.normalize(top[1] + self.values[stmt.value], stmt.value.ret_type)
 
-    # autodiff stacks: a list of [primal, adjoint] entries, newest last
-
-    def run_AdStackAlloca(self, stmt: s.AdStackAlloca) -> list[list[Value]]:
-        return []
-
-    def run_AdStackPush(self, stmt: s.AdStackPush) -> None:
-        self.values[stmt.stack].append([self.values[stmt.value], 0])
-
-    def run_AdStackPop(self, stmt: s.AdStackPop) -> None:
-        self.values[stmt.stack].pop()
-
-    def run_AdStackLoadTop(self, stmt: s.AdStackLoadTop) -> Value:
-        return self.values[stmt.stack][-1][0]
-
-    def run_AdStackLoadTopAdj(self, stmt: s.AdStackLoadTopAdj) -> Value:
-        return self.values[stmt.stack][-1][1]
-
-    def run_AdStackAccAdjoint(self, stmt: s.AdStackAccAdjoint) -> None:
-        top = self.values[stmt.stack][-1]
-        top[1] = ops.normalize(top[1] + self.values[stmt.value], stmt.value.ret_type)
-
     def run_GlobalLoad(self, stmt: s.GlobalLoad) -> Value:
         try:
             return load(self.values[stmt.ptr], stmt.ret_type)

@@ -29,7 +29,6 @@ class SNode:
     offset_in_parent_cell: int = 0  # bytes, set by `finalize_layout`
     cell_size: int = 0  # bytes of one cell (for place: the scalar size)
     adjoint: SNode | None = field(default=None, repr=False)  # place of `x.grad` (autodiff)
-    dual: SNode | None = field(default=None, repr=False)  # place of `x.dual` (forward mode)    adjoint: SNode | None = field(default=None, repr=False)  # place of `x.grad` (autodiff)
     dual: SNode | None = field(default=None, repr=False)  # place of `x.dual` (forward mode)
 
     def __str__(self) -> str:

@@ -503,78 +503,6 @@ class AdStackAccAdjoint(Stmt):
     has_side_effects: ClassVar = True
 
 
-# --- autodiff stacks (made by `auto_diff`, sized by `determine_ad_stack_size`) -------------
-
-
-@dataclass(eq=False)
-class AdStackAlloca(Stmt):
-    """A per-thread stack of (primal, adjoint) pairs of type `ret_type`: reverse-mode autodiff
-    records a value computed inside a loop on every iteration and reads the records back, newest
-    first, in the reversed loop. `max_size` entries; 0 until `determine_ad_stack_size` runs."""
-
-    max_size: int = 0
-
-    syntax: ClassVar = "stack alloc (max_size={max_size})"
-
-
-@dataclass(eq=False)
-class AdStackPush(Stmt):
-    """Push `value` (with adjoint 0) on `stack`."""
-
-    stack: Stmt
-    value: Stmt
-
-    operand_fields: ClassVar = ("stack", "value")
-    syntax: ClassVar = "stack push {stack}, val = {value}"
-    is_void: ClassVar = True
-    has_side_effects: ClassVar = True
-
-
-@dataclass(eq=False)
-class AdStackPop(Stmt):
-    """Drop the newest entry of `stack`."""
-
-    stack: Stmt
-
-    operand_fields: ClassVar = ("stack",)
-    syntax: ClassVar = "stack pop {stack}"
-    is_void: ClassVar = True
-    has_side_effects: ClassVar = True
-
-
-@dataclass(eq=False)
-class AdStackLoadTop(Stmt):
-    """The primal value of the newest entry of `stack`."""
-
-    stack: Stmt
-
-    operand_fields: ClassVar = ("stack",)
-    syntax: ClassVar = "stack load top {stack}"
-
-
-@dataclass(eq=False)
-class AdStackLoadTopAdj(Stmt):
-    """The adjoint accumulated in the newest entry of `stack`."""
-
-    stack: Stmt
-
-    operand_fields: ClassVar = ("stack",)
-    syntax: ClassVar = "stack load top adj {stack}"
-
-
-@dataclass(eq=False)
-class AdStackAccAdjoint(Stmt):
-    """Add `value` to the adjoint of the newest entry of `stack`."""
-
-    stack: Stmt
-    value: Stmt
-
-    operand_fields: ClassVar = ("stack", "value")
-    syntax: ClassVar = "stack acc adj {stack}, val = {value}"
-    is_void: ClassVar = True
-    has_side_effects: ClassVar = True
-
-
 ALL_STATEMENTS: tuple[type[Stmt], ...] = (
     MatrixInit,
     GetElement,
@@ -609,12 +537,6 @@ ALL_STATEMENTS: tuple[type[Stmt], ...] = (
     Return,
     Print,
     Offloaded,
-    AdStackAlloca,
-    AdStackPush,
-    AdStackPop,
-    AdStackLoadTop,
-    AdStackLoadTopAdj,
-    AdStackAccAdjoint,
     AdStackAlloca,
     AdStackPush,
     AdStackPop,

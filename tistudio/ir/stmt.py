@@ -201,7 +201,6 @@ class Kernel:
     ret_types: list[DataType] = field(default_factory=list)
     gtmp_size: int = 0  # bytes of global temporaries (set by `offload`)
     autodiff_mode: str = "none"  # "reverse" (kernel.grad) or "forward" (ti.ad.FwdMode)
-    autodiff_mode: str = "none"  # "reverse" (kernel.grad) or "forward" (ti.ad.FwdMode)
 
     def __post_init__(self) -> None:
         self.body.parent_stmt = None

@@ -23,7 +23,6 @@ from tistudio.passes import (
     demote_dense_struct_fors,
     demote_operations,
     determine_ad_stack_size,
-    determine_ad_stack_size,
     lower_access,
     lower_ast,
     make_thread_local,
@@ -142,9 +141,6 @@ def compile_to_final_ir(
     if kernel.autodiff_mode != "none":  # kernel.grad() or ti.ad.FwdMode
         runner.run(auto_diff)
         runner.simplify("simplify (autodiff)")
-    if kernel.autodiff_mode != "none":  # kernel.grad() or ti.ad.FwdMode
-        runner.run(auto_diff)
-        runner.simplify("simplify (autodiff)")
     runner.run(offload)
     runner.simplify("simplify II")
     runner.run(demote_atomics)
@@ -158,8 +154,6 @@ def compile_to_final_ir(
     runner.run(lower_access)
     runner.run(demote_operations)
     runner.simplify("simplify IV")
-    if kernel.autodiff_mode == "reverse":
-        runner.run(determine_ad_stack_size)
     if kernel.autodiff_mode == "reverse":
         runner.run(determine_ad_stack_size)
     return runner.records

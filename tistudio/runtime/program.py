@@ -68,7 +68,6 @@ class Program:
         self.offline_cache: OfflineCache | None = None  # set by ti.init
         self.gpu: Any = None  # a `GpuMemory` when the program runs on the GPU
         self.ad_scope: Any = None  # an open `ti.ad.Tape` or `ti.ad.FwdMode` (tistudio.ad)
-        self.ad_scope: Any = None  # an open `ti.ad.Tape` or `ti.ad.FwdMode` (tistudio.ad)
 
     def use_gpu(self, device: Any) -> None:
         """Run this program's kernels on `device` (a `webgpu.device.GpuDevice`)."""

@@ -20,7 +20,6 @@ from llvmlite import ir
 from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.backends.llvm import arith
 from tistudio.backends.llvm.adstack import AdStackEmitter
-from tistudio.backends.llvm.adstack import AdStackEmitter
 from tistudio.backends.llvm.atomics import atomic_rmw
 from tistudio.backends.llvm.context import GTMP_SLOT, ContextLayout
 from tistudio.backends.llvm.lltypes import (

@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.backends.webgpu import wgsl
 from tistudio.backends.webgpu.adstack import AdStackEmitter
-from tistudio.backends.webgpu.adstack import AdStackEmitter
 from tistudio.backends.webgpu.f64math import F32_MATH, F64_MATH
 from tistudio.backends.webgpu.memory import MemoryEmitter, Ptr, Unexpressible
 from tistudio.backends.webgpu.printing import emit_print
