@@ -2,6 +2,7 @@
 
     python -m tistudio.aot build script.py -o out.tcm    # or -o folder/
     python -m tistudio.aot inspect out.tcm
+    python -m tistudio.aot cheader out.tcm -o module.h    # C functions for a CPU module
 
 `build` runs the script (as Taichi's `ti module build` does: `runpy`, so its
 `if __name__ == "__main__":` block does not run), takes the kernels it marked with
@@ -29,10 +30,15 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("-o", "--output", required=True, help="out.tcm, or a folder")
     inspect = commands.add_parser("inspect", help="list a module's kernels, graphs and fields")
     inspect.add_argument("module", help="a .tcm archive or a module folder")
+    header = commands.add_parser("cheader", help="write a C header for a CPU module")
+    header.add_argument("module", help="a .tcm archive or a module folder")
+    header.add_argument("-o", "--output", required=True, help="the header file to write")
     args = parser.parse_args(argv)
     try:
         if args.command == "build":
             lines = build_module(Path(args.script), args.output)
+        elif args.command == "cheader":
+            lines = write_header(args.module, Path(args.output))
         else:
             lines = describe(args.module)
     except Exception as e:  # noqa: BLE001 - the command reports every failure as one line
@@ -80,6 +86,25 @@ def _sample(value: Any) -> Any:
     if hasattr(value, "numpy_name"):  # a dtype: any value of it will do
         return 0
     return value
+
+
+def write_header(module: str, output: Path) -> list[str]:
+    """Write the C header of the CPU module at `module` (see `cheader.py`)."""
+    from tistudio.aot.archive import read_module
+    from tistudio.aot.cheader import c_header
+    from tistudio.aot.format import METADATA, VERSION, check_version, loads
+    from tistudio.aot.schema import check_metadata
+
+    files = read_module(module)
+    check_version(files[VERSION].decode("utf-8", "replace"))
+    meta = check_metadata(loads(METADATA, files[METADATA]))
+    llvm_ir = {}
+    for kernel in meta["kernels"]:
+        name = kernel.get("cpu", {}).get("llvm_ir")
+        if name in files:
+            llvm_ir[name] = files[name].decode("utf-8", "replace")
+    output.write_text(c_header(meta, llvm_ir))
+    return [f"wrote {output} ({len(meta['kernels'])} kernels)"]
 
 
 def describe(path: str) -> list[str]:
