@@ -67,6 +67,7 @@ class Module:
         if name in self._fields:
             raise ValueError(f"the module already has a field named {name!r}")
         self._program.materialize()
+        field_entry(name, field, self._program)  # refuses layouts a module cannot describe
         self._fields[name] = field
 
     def add_kernel(
