@@ -48,8 +48,8 @@ int8, int16 = i8, i16
 
 # module -> the names `ti.<name>` takes from it, imported on first use
 _LAZY_NAMES = {
-    "tistudio.frontend.errors": "TaichiCompilationError TaichiNameError TaichiRuntimeError "
-    "TaichiSyntaxError TaichiTypeError",
+    "tistudio.frontend.errors": "TaichiAssertionError TaichiCompilationError TaichiNameError "
+    "TaichiRuntimeError TaichiSyntaxError TaichiTypeError",
     "tistudio.lang.field": "Field field",
     "tistudio.lang.impl": "init reset sync",
     "tistudio.lang.kernel": "func kernel",

@@ -40,6 +40,7 @@ SAMPLES = {
     "Return": "$1 : return $0, $0",
     "Offloaded": None,
     "Print": '$1 : print "x = {} {{}} {:.3f}\\n" [$0, $0]',
+    "Assert": '$1 : assert $0, "x[%d] is \\"out\\"", args [$0, $0]',
     "AdStackAlloca": "<f32> $1 = stack alloc (max_size=16)",
     "AdStackPush": "$1 : stack push $0, val = $0",
     "AdStackPop": "$1 : stack pop $0",

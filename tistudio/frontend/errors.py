@@ -7,6 +7,7 @@ what is wrong. These are the user's mistakes; broken compiler invariants raise
 
 from __future__ import annotations
 
+from tistudio.ir.assertions import TaichiAssertionError, TaichiRuntimeError  # noqa: F401
 from tistudio.ir.stmt import SourceLoc
 
 
@@ -32,10 +33,6 @@ class TaichiTypeError(TaichiCompilationError, TypeError):
 
 class TaichiNameError(TaichiCompilationError, NameError):
     """A name that is not defined where the kernel uses it."""
-
-
-class TaichiRuntimeError(RuntimeError):
-    """A failure while running a compiled kernel or touching runtime objects."""
 
 
 # What to call a Python construct (and what to do instead) when a kernel may not use it.

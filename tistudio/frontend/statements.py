@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from tistudio.frontend.asserts import compile_assert
 from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError, unsupported
 from tistudio.frontend.matrix import SWIZZLE
 from tistudio.frontend.operators import is_runtime
@@ -313,7 +314,7 @@ class StatementsMixin:
         self.compile_return(node)
 
     def stmt_Assert(self, node: ast.Assert) -> None:
-        pass  # runtime assertions arrive with debug mode; compile-time ones via ti.static_assert
+        compile_assert(self, node)  # checked at run time in debug mode only, as in Taichi
 
     def stmt_For(self, node: ast.For) -> None:
         self.compile_for(node)

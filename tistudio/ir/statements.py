@@ -381,6 +381,23 @@ class Return(Stmt):
 
 
 @dataclass(eq=False)
+class Assert(Stmt):
+    """A debug-mode check (`ti.init(debug=True)`): where `cond` is false, the task records the
+    failure and stops, and the host raises `TaichiAssertionError` with `message`, a `%`-style
+    template, filled in with the values of `args`. Made by user `assert`s and by
+    `insert_debug_checks` (index bounds, integer division by zero)."""
+
+    cond: Stmt
+    message: str
+    args: list[Stmt] = field(default_factory=list)
+
+    operand_fields: ClassVar = ("cond", "args")
+    syntax: ClassVar = "assert {cond}, {message}, args [{args}]"
+    is_void: ClassVar = True
+    has_side_effects: ClassVar = True
+
+
+@dataclass(eq=False)
 class Print(Stmt):
     """`print(...)` in a kernel (Taichi's PrintStmt): write `template` with each `{}` or
     `{:spec}` placeholder filled by the next scalar of `values` (see `ir/printing.py`). Back ends
@@ -535,6 +552,7 @@ ALL_STATEMENTS: tuple[type[Stmt], ...] = (
     Break,
     Continue,
     Return,
+    Assert,
     Print,
     Offloaded,
     AdStackAlloca,

@@ -148,6 +148,8 @@ class _Verifier:
         if stmt.cond.ret_type != u1:
             self.fail(stmt, f"if condition has type {stmt.cond.ret_type}, expected u1")
 
+    types_Assert = types_If  # an assert's condition is a u1 too
+
     def types_Print(self, stmt: Print) -> None:
         if any(not isinstance(v.ret_type, PrimitiveType) for v in stmt.values):
             self.fail(stmt, "print takes scalar values only")

@@ -15,6 +15,7 @@ from tistudio.ir.ops import BinaryOpType, UnaryOpType
 from tistudio.ir.statements import (
     Alloca,
     ArgLoad,
+    Assert,
     AtomicOp,
     BinaryOp,
     Break,
@@ -116,6 +117,10 @@ class _Lowerer:
 
     def lower_FrontendReturn(self, s: fe.FrontendReturn) -> None:
         self.add(Return([self.expr(v) for v in s.values]), s.loc)
+
+    def lower_FrontendAssert(self, s: fe.FrontendAssert) -> None:
+        cond = self.expr(s.cond)
+        self.add(Assert(cond, s.message, [self.expr(a) for a in s.args]), s.loc)
 
     def lower_FrontendPrint(self, s: fe.FrontendPrint) -> None:
         self.add(Print(s.template, [self.expr(a) for a in s.args]), s.loc)

@@ -23,6 +23,7 @@ from tistudio.passes import (
     demote_dense_struct_fors,
     demote_operations,
     determine_ad_stack_size,
+    insert_debug_checks,
     lower_access,
     lower_ast,
     make_thread_local,
@@ -141,6 +142,8 @@ def compile_to_final_ir(
     if kernel.autodiff_mode != "none":  # kernel.grad() or ti.ad.FwdMode
         runner.run(auto_diff)
         runner.simplify("simplify (autodiff)")
+    if ctx.config.debug:  # bounds and division-by-zero checks (Taichi's check_out_of_bound)
+        runner.run(insert_debug_checks)
     runner.run(offload)
     runner.simplify("simplify II")
     runner.run(demote_atomics)

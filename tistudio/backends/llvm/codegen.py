@@ -22,6 +22,7 @@ from tistudio.backends.llvm import arith
 from tistudio.backends.llvm.adstack import AdStackEmitter
 from tistudio.backends.llvm.atomics import atomic_rmw
 from tistudio.backends.llvm.context import GTMP_SLOT, ContextLayout
+from tistudio.backends.llvm.debug_checks import emit_assert
 from tistudio.backends.llvm.lltypes import (
     I8,
     I32,
@@ -442,6 +443,9 @@ class TaskEmitter(AdStackEmitter):
             raise UnsupportedOnBackend(stmt, BACKEND, "continue outside a loop")
         self.builder.branch(self.loops[-1].next_iteration)
         self.dead_block()
+
+    def emit_Assert(self, stmt: s.Assert) -> None:
+        emit_assert(self, stmt)  # debug mode only; see debug_checks.py
 
     def emit_Return(self, stmt: s.Return) -> None:
         if self.task.task_type is not TaskType.serial:

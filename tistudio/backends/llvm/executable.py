@@ -26,6 +26,7 @@ from tistudio.backends.llvm.context import (
     SLOT_BYTES,
     ParamSlots,
 )
+from tistudio.backends.llvm.debug_checks import checked, gtmp_bytes
 from tistudio.backends.llvm.jit import CompiledModule
 from tistudio.backends.llvm.native_pool import NativeThreadPool
 from tistudio.backends.llvm.spec import KernelSpec, TaskSpec
@@ -77,7 +78,8 @@ class CpuExecutable:
         self.llvm_ir = compiled.llvm_ir
         self.llvm_ir_optimized = compiled.llvm_ir_optimized
         self._buffer = (ctypes.c_int64 * layout.num_slots)()
-        self._gtmp = (ctypes.c_int64 * max(1, -(-spec.gtmp_size // 8)))()
+        gtmp_size = gtmp_bytes(spec.gtmp_size, spec.checks)  # + debug checks' failure record
+        self._gtmp = (ctypes.c_int64 * max(1, -(-gtmp_size // 8)))()
         self._buffer[GTMP_SLOT] = ctypes.addressof(self._gtmp)
         self.ctx = ctypes.addressof(self._buffer)
         self._lock = threading.Lock()
@@ -98,6 +100,7 @@ class CpuExecutable:
                 raise ValueError(f"kernel {self.name!r} prints but has no print buffer")
             self._buffer[layout.print_slot] = prints.address
             self._run = prints.wrap(self._run, spec.print_formats)
+        self._run = checked(self._run, self._gtmp, spec)  # debug checks, see debug_checks.py
 
     @property
     def assembly(self) -> str:

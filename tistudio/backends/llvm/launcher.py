@@ -12,6 +12,7 @@ from llvmlite import ir
 
 from tistudio.backends.llvm import runtime_ir as rt
 from tistudio.backends.llvm.context import GTMP_SLOT, POOL_SLOT
+from tistudio.backends.llvm.debug_checks import stop_if_failed
 from tistudio.backends.llvm.lltypes import I8, I32, I64, PTR, VOID, callee
 from tistudio.ir.ops import TaskType
 from tistudio.ir.statements import Const, If, Offloaded, RangeFor, While
@@ -32,9 +33,11 @@ def build_launcher(
     b = ir.IRBuilder(launcher.append_basic_block("entry"))
     ctx = launcher.args[0]
     ctx.name = "ctx"
-    for task, function in zip(kernel.body, functions):
+    for index, (task, function) in enumerate(zip(kernel.body, functions)):
         assert isinstance(task, Offloaded)
         task_fn = module.globals[function]
+        if index:
+            stop_if_failed(b, ctx, kernel)  # a debug check of an earlier task failed
         if task.task_type is not TaskType.range_for:
             b.call(task_fn, [ctx])
             continue

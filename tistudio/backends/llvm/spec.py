@@ -13,6 +13,7 @@ from typing import Any
 
 from tistudio.backends.llvm.context import ContextLayout, ParamSlots
 from tistudio.backends.llvm.launcher import task_grain
+from tistudio.ir.assertions import AssertInfo, assert_table
 from tistudio.ir.ops import TaskType
 from tistudio.ir.printing import PrintFormat, print_formats
 from tistudio.ir.statements import Offloaded
@@ -46,6 +47,7 @@ class KernelSpec:
     functions: tuple[str, ...]
     has_launcher: bool = False
     print_formats: tuple[PrintFormat, ...] = ()  # by format id (see `ir/printing.py`)
+    checks: tuple[AssertInfo, ...] = ()  # debug checks (never stored: debug is not cached)
 
     @classmethod
     def of(cls, kernel: Kernel, layout: ContextLayout, functions: list[str], grain: int):
@@ -72,6 +74,7 @@ class KernelSpec:
             tuple(functions),
             len(functions) > len(tasks),
             tuple(print_formats(kernel)[0]),
+            checks=assert_table(kernel),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.backends.webgpu import wgsl
 from tistudio.backends.webgpu.adstack import AdStackEmitter
+from tistudio.backends.webgpu.debug_checks import emit_assert
 from tistudio.backends.webgpu.f64math import F32_MATH, F64_MATH
 from tistudio.backends.webgpu.memory import MemoryEmitter, Ptr, Unexpressible
 from tistudio.backends.webgpu.printing import emit_print
@@ -392,6 +393,9 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
 
     def emit_Continue(self, stmt: s.Continue) -> None:
         self.line("continue;")
+
+    def emit_Assert(self, stmt: s.Assert) -> None:
+        emit_assert(self, stmt)  # debug mode only; see debug_checks.py
 
     def emit_Return(self, stmt: s.Return) -> None:
         if self.task.task_type is not TaskType.serial:

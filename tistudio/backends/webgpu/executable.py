@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from tistudio.backends.webgpu.debug_checks import FailureRecord
 from tistudio.backends.webgpu.device import GpuDevice
 from tistudio.backends.webgpu.printing import RESOURCE, GpuPrintBuffer
 from tistudio.backends.webgpu.resources import ArgsLayout
@@ -46,7 +47,8 @@ class GpuExecutable:
         self._arg_buffers: dict[int, Any] = {}
         self._bind_groups: dict[tuple, Any] = {}
         self._lock = threading.Lock()
-        self.gtmp = device.create_buffer(kernel.gtmp_size)
+        self.failure = FailureRecord(kernel)  # debug checks: see debug_checks.py
+        self.gtmp = device.create_buffer(self.failure.gtmp_bytes(kernel.gtmp_size))
         self.ret = device.create_buffer(8 * len(kernel.ret_types))
         self.tasks = self._variant(tuple(1 for _ in self._arrays))
         self.wgsl = "\n".join(shader.wgsl for shader, _, _ in self.tasks)
@@ -97,6 +99,8 @@ class GpuExecutable:
             if self.print_formats:  # what the kernel printed, in record order
                 assert self.prints is not None, "a kernel that prints needs a print buffer"
                 self.prints.drain(self.print_formats)
+            if self.failure.checks:  # after the prints: they show what led to the failure
+                self.failure.check(self.device, self.gtmp)
             for k in self.arrays_written:
                 self._download(args[k], buffers[f"arg{k}"])
             if not self.ret_types:

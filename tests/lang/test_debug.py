@@ -1,0 +1,186 @@
+"""`ti.init(debug=True)`: out-of-bounds accesses, integer division by zero and `assert` in
+kernels raise `TaichiAssertionError` naming what, where and with which values, on the CPU and on
+the GPU (lavapipe); the next launch works; with debug off none of it costs anything."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import tistudio as ti
+
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+ARCHES = [pytest.param(ti.cpu, id="cpu"), pytest.param(ti.vulkan, id="gpu")]
+
+
+def _line_of(fn, text: str) -> int:  # noqa: ANN001
+    """The file line of the first source line of `fn` containing `text`."""
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(k for k, line in enumerate(lines) if text in line)
+
+
+def _raises(fn, *args) -> str:  # noqa: ANN001, ANN002
+    with pytest.raises(ti.TaichiAssertionError) as info:
+        fn(*args)
+    assert isinstance(info.value, AssertionError) and isinstance(info.value, RuntimeError)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_field_index_out_of_bounds_names_field_shape_indices_and_line(arch) -> None:  # noqa: ANN001
+    ti.init(arch=arch, debug=True, offline_cache=False)
+    x = ti.field(ti.i32, shape=(4, 5))
+
+    @ti.kernel
+    def put(i: ti.i32, j: ti.i32, v: ti.i32):
+        x[i, j] = v
+
+    line = _line_of(put.fn, "x[i, j] = v")
+    message = _raises(put, 3, 5, 1)
+    assert message.startswith(f"(kernel=put, line {line}) ")
+    assert "Accessing field 'x' of shape (4, 5) with indices (3, 5)" in message
+    assert f'File "{__file__}", line {line}' in message and "x[i, j] = v" in message
+    assert "indices (-1, 0)" in _raises(put, -1, 0, 1)
+    put(3, 4, 7)  # the next launch works, and nothing was written by the failed ones
+    assert x.to_numpy().sum() == 7 and x[3, 4] == 7
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_ndarray_index_out_of_bounds_in_a_parallel_loop(arch) -> None:  # noqa: ANN001
+    ti.init(arch=arch, debug=True, offline_cache=False)
+
+    @ti.kernel
+    def ramp(a: ti.types.ndarray(dtype=ti.f32, ndim=1), n: ti.i32):
+        for i in range(n):
+            a[i] = i * 2
+
+    small = np.zeros(64, np.float32)
+    message = _raises(ramp, small, 100)
+    assert "Accessing ndarray argument 'a' of shape (64,) with indices (" in message
+    index = int(message.split("indices (")[1].split(",")[0])
+    assert 64 <= index < 100
+    ramp(small, 64)
+    assert np.array_equal(small, np.arange(64) * 2)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_vector_field_and_struct_field_accesses_are_checked(arch) -> None:  # noqa: ANN001
+    ti.init(arch=arch, debug=True, offline_cache=False)
+    v = ti.Vector.field(3, ti.f32, shape=8)
+    s = ti.Struct.field({"a": ti.f32, "b": ti.i32}, shape=4)
+
+    @ti.kernel
+    def read(i: ti.i32, j: ti.i32) -> ti.f32:
+        return v[i][1] + s[j].a
+
+    assert "Accessing field 'v' of shape (8,) with indices (9,)" in _raises(read, 9, 0)
+    assert "Accessing field 's.a' of shape (4,) with indices (4,)" in _raises(read, 0, 4)
+    assert read(7, 3) == 0.0
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_integer_division_and_modulo_by_zero(arch) -> None:  # noqa: ANN001
+    ti.init(arch=arch, debug=True, offline_cache=False)
+
+    @ti.kernel
+    def div(a: ti.i32, b: ti.i32) -> ti.i32:
+        return a // b
+
+    @ti.kernel
+    def mod(a: ti.i32, b: ti.i32) -> ti.i32:
+        return a % b
+
+    message = _raises(div, 7, 0)
+    line = _line_of(div.fn, "return a // b")
+    assert message.startswith(f"(kernel=div, line {line}) Integer division by zero: 7 divided by 0")
+    assert "Integer division by zero: -9 divided by 0" in _raises(mod, -9, 0)
+    assert div(7, -2) == -4 and mod(-9, 4) == 3  # Python's rounding still holds
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_assert_messages_are_formatted_with_the_kernel_values(arch) -> None:  # noqa: ANN001
+    ti.init(arch=arch, debug=True, offline_cache=False)
+
+    @ti.kernel
+    def percent(i: ti.i32, f: ti.f32):
+        assert i < 3, "i = %d is too big (f = %s, 100%%)" % (i, f)  # noqa: UP031
+
+    @ti.kernel
+    def fstring(i: ti.i32, u: ti.u8):
+        assert i < 3, f"i = {i:4d}, u = {u}, half = {i / 2:.2f}"
+
+    @ti.kernel
+    def bare(i: ti.i32):
+        for k in range(4):
+            assert i + k < 6
+
+    assert "i = 5 is too big (f = 0.1, 100%)" in _raises(percent, 5, 0.1)
+    assert "i =    7, u = 255, half = 3.50" in _raises(fstring, 7, 255)
+    message = _raises(bare, 3)
+    assert f"line {_line_of(bare.fn, 'assert i + k')}) Assertion failed: i + k < 6" in message
+    percent(2, 0.5)
+    fstring(0, 1)
+    bare(2)
+
+
+def test_debug_off_compiles_no_checks_and_ignores_asserts() -> None:
+    ti.init(debug=False, offline_cache=False, print_ir=False)
+    x = ti.field(ti.i32, shape=4)
+
+    @ti.kernel
+    def checked(i: ti.i32, d: ti.i32) -> ti.i32:
+        assert i < 0, "never checked without debug"
+        return x[i] // d
+
+    assert checked(1, 1) == 0
+    report = checked.compile_report(1, 1)
+    assert "insert_debug_checks" not in [r.name for r in report.passes]
+    assert " assert " not in report.passes[-1].ir_text
+    assert "assert_failed" not in report.llvm_ir_unoptimized
+    ti.init(debug=True, offline_cache=False)
+    x = ti.field(ti.i32, shape=4)
+    report = checked.compile_report(1, 1)
+    assert "insert_debug_checks" in [r.name for r in report.passes]
+    assert report.passes[-1].ir_text.count(" assert ") == 3  # the user's, the index, the divisor
+    assert "assert_failed" in report.llvm_ir_unoptimized
+
+
+def test_a_failing_launch_in_one_thread_leaves_the_others_right() -> None:
+    ti.init(debug=True, offline_cache=False)
+    x = ti.field(ti.i64, shape=256)
+
+    @ti.kernel
+    def fill(arr: ti.types.ndarray(dtype=ti.i64, ndim=1), n: ti.i32, v: ti.i64) -> ti.i64:
+        total = ti.cast(0, ti.i64)
+        for i in range(n):
+            arr[i] = v + i
+            total += arr[i]
+        return total
+
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            for round_ in range(20):
+                arr = np.zeros(256, np.int64)
+                if k == 0:  # this thread's launches all fail
+                    with pytest.raises(ti.TaichiAssertionError, match="shape \\(256,\\)"):
+                        fill(arr, 300, round_)
+                    continue
+                assert fill(arr, 256, k * 1000 + round_) == 256 * (k * 1000 + round_) + 32640
+                assert np.array_equal(arr, np.arange(256) + k * 1000 + round_)
+        except BaseException as e:  # noqa: BLE001 - re-raised by the test below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(fill.cache_info()) == 1
+    assert x.to_numpy().sum() == 0
