@@ -107,10 +107,9 @@ def test_panel_renders_and_pass_diff_highlights_lines(lab, page: Page, artifacts
     explorer.screenshot(path=artifacts / "pass_explorer.png")
     page.locator(".tistudio-cache").screenshot(path=artifacts / "cache_view.png")
     page.locator(".tistudio-panel").screenshot(path=artifacts / "panel.png")
-    export = page.locator(".tistudio-export")
-    expect(export.locator(".ti-status")).to_have_attribute("data-status", "unavailable")
-    expect(export.locator(".ti-status")).to_contain_text("AOT export is not available yet")
-    expect(export.locator(".ti-export-button")).to_be_disabled()
+    export = page.locator(".tistudio-export")  # the AOT builder exists: ready to export
+    expect(export.locator(".ti-status")).to_have_attribute("data-status", "idle")
+    expect(export.locator(".ti-export-button")).to_be_enabled()
 
 
 def test_field_view_updates_live_during_a_running_loop(lab, page: Page, artifacts):
@@ -167,21 +166,22 @@ def test_vector_line_and_volume_views_render(lab, page: Page, artifacts):
     expect(fields.nth(2)).to_have_attribute("data-painted", "2")
 
 
-EXPORT_CELL = """import zipfile
-from tistudio.studio import ExportPanel
+EXPORT_CELL = """from tistudio.studio import ExportPanel
 
 @ti.kernel
 def init_x():
     for i in range(4):
         pass
 
-def zip_exporter(kernels, fields, arch, path):  # a stand-in for tistudio.aot (issue #7)
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("metadata.json", '{"arch": "%s"}' % arch)
-        for k in kernels:
-            z.writestr(k.__name__ + ".ll", "; llvm")
-
-ExportPanel({"init_x": init_x}, path="out/module.tcm", exporter=zip_exporter)"""
+ExportPanel({"init_x": init_x}, path="out/module.tcm")  # the real AOT builder"""
+MODULE_FILES = [
+    "__content__",
+    "__version__",
+    "graphs.json",
+    "init_x.ll",
+    "init_x.o",
+    "metadata.json",
+]
 
 
 def test_export_button_writes_a_file(lab, page: Page, artifacts):
@@ -192,10 +192,10 @@ def test_export_button_writes_a_file(lab, page: Page, artifacts):
     export.locator(".ti-export-button").click()
     status = export.locator(".ti-status")
     expect(status).to_have_attribute("data-status", "done", timeout=30_000)
-    expect(export.locator("tr.ti-file")).to_have_count(2)
+    expect(export.locator("tr.ti-file")).to_have_count(len(MODULE_FILES))
     expect(export.locator("a.ti-download")).to_have_attribute("download", "module.tcm")
     target = lab.root / "out" / "module.tcm"
-    assert zipfile.ZipFile(target).namelist() == ["metadata.json", "init_x.ll"]
+    assert zipfile.ZipFile(target).namelist() == MODULE_FILES
     export.screenshot(path=artifacts / "export_panel.png")
     export.locator(".ti-path").fill("out/module.zip")
     export.locator(".ti-export-button").click()

@@ -3,8 +3,8 @@
 Messages from the browser reach Python only while no cell is running, and an export can take a
 while, so the button's request starts a worker thread and the widget reports progress, the
 archive's file list, its size and a download link. Every failure ends up as a message in the
-widget, never as a traceback. The AOT API (`tistudio.aot.Module`) is issue #7; until it exists
-the widget says so and the button stays disabled.
+widget, never as a traceback. The builder is `tistudio.aot.Module` (docs/aot-format.md); in a
+build where it cannot be imported the widget says so and the button stays disabled.
 """
 
 from __future__ import annotations
