@@ -75,14 +75,14 @@ def check_spec(spec: str, dtype: PrimitiveType) -> str | None:
     """Why `spec` cannot format a `dtype` (Taichi's wording), or None when it can."""
     m = _SPEC.fullmatch(spec)
     if m is None:
-        return f"'{spec}' is not a valid printf format specifier"
+        return f"'{spec}' is not a valid printf format specifier."
     conv = m.group("conv")
     if conv is None:
         return None
     if conv in "csnp":
-        return f"conversion '{conv}' is not supported"
+        return f"conversion '{conv}' is not supported."
     if conv not in _CONVERSIONS[dtype.kind]:
-        return f"'{spec}' doesn't match '{dtype}'"
+        return f"'{spec}' doesn't match '{dtype}'."
     return None
 
 
