@@ -172,12 +172,12 @@ def test_while_else() -> None:
     compile_error(ti.TaichiSyntaxError, "else", k, "# bad", k)
 
 
-def test_print_in_kernel() -> None:
+def test_print_with_a_spec_that_does_not_suit_the_value() -> None:
     @ti.kernel
-    def k(a: ti.i32):
-        print(a)  # bad
+    def k(a: ti.f32):
+        print(f"a = {a:d}")  # bad
 
-    compile_error(ti.TaichiSyntaxError, "print", k, "# bad", lambda: k(1))
+    compile_error(ti.TaichiTypeError, "'d' doesn't match 'f32'", k, "# bad", lambda: k(1.0))
 
 
 def test_string_stored_into_a_field() -> None:
