@@ -134,6 +134,19 @@ def test_debug_and_arch_options_restart_the_program_and_say_so(shell):
     assert not ti.lang.impl.current_config().debug
 
 
+def test_cell_kernels_get_debug_checks_by_default_and_keep_the_fields(shell, capsys):
+    shell.run_cell("import tistudio as ti\nx = ti.field(ti.i32, shape=4)").raise_error()
+    shell.run_cell("%%ti_kernel\ndef put(i: ti.i32):\n    x[i] = i\n\nput(4)\n")
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert "TaichiAssertionError" in out and "magic.py" not in out
+    assert "(kernel=put, line 2) Accessing field 'x' of shape (4,) with indices (4,)" in out
+    assert not ti.lang.impl.current_config().debug  # the program and its fields stayed
+    shell.run_cell("put(3)\nassert x.to_numpy().tolist() == [0, 0, 0, 3]").raise_error()
+    shell.run_cell("%%ti_kernel --no-debug\ndef k(i: ti.i32):\n    assert i < 0\n\nk(1)\n")
+    assert shell.user_ns["k"].debug is None and not ti.lang.impl.current_config().debug
+    shell.run_cell("k(2)").raise_error()  # no checks: the assert is ignored, as in Taichi
+
+
 def test_rerunning_a_cell_closes_its_old_panel(shell):
     shell.run_cell("%%ti_kernel\ndef k():\n    pass\n").raise_error()
     old = panel_of(shell, "k")

@@ -13,7 +13,7 @@ import operator
 import time
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -144,6 +144,7 @@ class Kernel:
         self._fast_key: Callable[[tuple], tuple] | None = None
         self._program: Any = None
         self._counter = -1
+        self.debug: bool | None = None  # debug checks for this kernel alone (%%ti_kernel)
 
     # --- signatures --------------------------------------------------------------------------
 
@@ -284,7 +285,7 @@ class Kernel:
         ir = self._frontend_ir(name, args, specs, program)
         frontend_ms = (time.perf_counter() - start) * 1e3
         echo = print if program.config.print_ir else None
-        result = program.compile(ir, record=record, echo=echo, source=self._source_text())
+        result = program.compile(ir, record, echo, self._source_text(), self._config(program))
         result.frontend_ms = frontend_ms
         return result
 
@@ -323,9 +324,13 @@ class Kernel:
             templates,
             ndarrays,
             self._ret_types(),
-            program.config,
+            self._config(program),
             name,
         )
+
+    def _config(self, program: Any) -> Any:
+        same = self.debug is None or self.debug == program.config.debug
+        return program.config if same else replace(program.config, debug=self.debug)
 
     def _source_text(self) -> str:
         """The kernel's own lines and where they are: part of the offline cache's key."""

@@ -153,24 +153,28 @@ class Program:
         record: bool = False,
         echo: Callable[[str], None] | None = None,
         source: str = "",
+        config: CompileConfig | None = None,
     ) -> CompileResult:
         """Run the pass pipeline on the frontend IR `kernel`, then the back end; or, when the
-        offline cache has this kernel (`source` is its Python text, part of the key), load it."""
+        offline cache has this kernel (`source` is its Python text, part of the key), load it.
+        `config` replaces the program's for this kernel (only `debug` may differ)."""
         from tistudio.passes.pipeline import compile_to_final_ir
 
-        found = offline_cache.lookup(self, kernel, source, bypass=record or echo is not None)
+        config = config or self.config
+        bypass = record or echo is not None or config.debug
+        found = offline_cache.lookup(self, kernel, source, bypass=bypass)
         if found.result is not None:
             found.result.backend_ms = found.ms
             return found.result
-        ctx = PassContext(self.config)
+        ctx = PassContext(config)
         start = time.perf_counter()
         stages: dict[str, float] = {}
         records = compile_to_final_ir(kernel, ctx, record=record, echo=echo, timings=stages)
         mid = time.perf_counter()
         if found.key is None:
-            executable = self.backend.compile(kernel, self.config)
+            executable = self.backend.compile(kernel, config)
         else:
-            executable = self.backend.compile(kernel, self.config, cache_key=found.key)
+            executable = self.backend.compile(kernel, config, cache_key=found.key)
         end = time.perf_counter()
         stages.update(getattr(getattr(executable, "compiled", None), "stage_ms", {}))
         result = CompileResult(

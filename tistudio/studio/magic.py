@@ -70,17 +70,21 @@ class _CellTransformer(ast.NodeTransformer):
 
 
 class CellHook:
-    """What the rewritten cell calls: `kernel` for plain defs, `defined` after every def."""
+    """What the rewritten cell calls: `kernel` for plain defs, `defined` after every def.
+    With `debug` set, the cell's kernels compile with debug checks whatever the program's
+    mode (bounds, division by zero, `assert`), and the program's fields stay."""
 
-    def __init__(self, start_panel: Any) -> None:
+    def __init__(self, start_panel: Any, debug: bool | None = None) -> None:
         self.start_panel = start_panel
         self.panel: Panel | None = None
+        self.debug = debug
 
     def kernel(self, fn: Any) -> Any:
         return tistudio.kernel(fn)
 
     def defined(self, obj: Any) -> None:
         if isinstance(obj, Kernel):
+            obj.debug = self.debug
             if self.panel is None:
                 self.panel = self.start_panel()
             self.panel.add_kernel(obj)
@@ -115,8 +119,14 @@ class StudioMagics(Magics):
         f"(default: {','.join(DEFAULT_SHOW)})",
     )
     @argument("--export", default=None, metavar="PATH.tcm", help="export an AOT module")
-    @argument("--debug", dest="debug", action="store_true", default=None, help="ti.init(debug)")
-    @argument("--no-debug", dest="debug", action="store_false", help="turn debug mode off")
+    @argument(
+        "--debug",
+        dest="debug",
+        action="store_true",
+        default=None,
+        help="ti.init(debug=True); without either flag the cell's kernels alone get debug checks",
+    )
+    @argument("--no-debug", dest="debug", action="store_false", help="ti.init(debug=False)")
     @cell_magic
     def ti_kernel(self, line: str, cell: str) -> None:
         """Run the cell as tistudio kernels and show the studio panel under it.
@@ -127,7 +137,9 @@ class StudioMagics(Magics):
         for each kernel, the compiler passes (IR after each pass, diffs, timings), the
         cache of template instantiations, the fields the kernels write (with
         `--show fields`) and an AOT export button, and keeps updating as later cells call
-        the kernels.
+        the kernels. The cell's kernels run with debug checks (indices out of bounds,
+        integer division by zero, `assert`) unless `--no-debug` is given; either flag
+        restarts the program in that mode instead.
 
         Example::
 
@@ -145,7 +157,8 @@ class StudioMagics(Magics):
         if args.export is not None and not args.export.endswith(".tcm"):
             raise UsageError(f"--export: the file name must end in .tcm, got {args.export!r}")
         notes = ensure_program(args.arch, args.debug)
-        hook = CellHook(lambda: self._start_panel(show, notes, args.export))
+        debug = True if args.debug is None else None  # checks by default; flags restart
+        hook = CellHook(lambda: self._start_panel(show, notes, args.export), debug)
         self._run(cell, hook)
         if hook.panel is not None:
             hook.panel.finish()
