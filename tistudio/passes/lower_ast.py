@@ -48,7 +48,8 @@ from tistudio.passes.context import PassContext
 
 
 class _Lowerer:
-    def __init__(self) -> None:
+    def __init__(self, arch: str = "cpu") -> None:
+        self.arch = arch  # the shape of ndrange loops depends on it (see passes/ndrange.py)
         self.vars: dict[fe.Identifier, Stmt] = {}
         self.loop_vars: dict[int, Stmt] = {}  # id(LoopVarExpr) -> index value
         self.out: list[Block] = []
@@ -243,7 +244,7 @@ class _Lowerer:
 
 
 def run(kernel: Kernel, ctx: PassContext) -> bool:
-    lowered = _Lowerer().lower_block(kernel.body)
+    lowered = _Lowerer(ctx.config.arch).lower_block(kernel.body)
     kernel.body.take_all()
     kernel.body.extend(lowered.take_all())
     return True
