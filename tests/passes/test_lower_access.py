@@ -67,7 +67,7 @@ def test_one_dimensional_field():
     )
 
 
-def test_two_dimensional_power_of_two_field_shifts_the_row():
+def test_two_dimensional_power_of_two_field_shifts_the_row_one_lookup_per_axis():
     check_pass(
         lower_access,
         snodes=_field(((0, 1), (16, 8))),
@@ -82,8 +82,8 @@ def test_two_dimensional_power_of_two_field_shifts_the_row():
               <*gen> $6 = get child [S1dense] $5
               <i32> $7 = const 3
               <i32> $8 = bit_shl $1 $7
-              <i32> $9 = add $8 $2
-              <*gen> $10 = [S1dense]::lookup($6, $9)
+              <*gen> $9 = [S1dense]::lookup($6, $8)
+              <*gen> $10 = [S1dense]::lookup($9, $2)
               <*f32> $11 = get child [S2place<f32>] $10
               <f32> $12 = global load $11
             }
@@ -109,9 +109,9 @@ def test_three_dimensional_field_with_odd_sizes_multiplies():
               <i32> $9 = mul $1 $8
               <i32> $10 = const 2
               <i32> $11 = bit_shl $2 $10
-              <i32> $12 = add $9 $11
-              <i32> $13 = add $12 $3
-              <*gen> $14 = [S1dense]::lookup($7, $13)
+              <*gen> $12 = [S1dense]::lookup($7, $9)
+              <*gen> $13 = [S1dense]::lookup($12, $11)
+              <*gen> $14 = [S1dense]::lookup($13, $3)
               <*f32> $15 = get child [S2place<f32>] $14
               <f32> $16 = global load $15
             }

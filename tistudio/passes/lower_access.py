@@ -3,7 +3,8 @@
 `x[i, j]` starts at the root of the tree's memory and goes down one level at a time: pick the
 cell of this level that holds element (i, j) (`SNodeLookup`, address + cell * cell size), then
 step to the child inside that cell (`GetCh`, address + the child's offset). A dense level's cell
-number is the row-major combination of the part of each index that belongs to that level, so a
+number is the row-major combination of the part of each index that belongs to that level (one
+`SNodeLookup` per axis, so the back end sums the terms as 64-bit addresses), so a
 field split over several levels (`dense(i, 4).dense(i, 8)`) takes `i // 8` at the outer level and
 `i % 8` at the inner one; powers of two become shifts and masks. Back ends then only add and
 multiply addresses (Taichi's `lower_access`). Indices are assumed to be in bounds.
@@ -13,11 +14,10 @@ from __future__ import annotations
 
 import math
 
-from tistudio.ir.ops import BinaryOpType
 from tistudio.ir.snode import SNode
-from tistudio.ir.statements import BinaryOp, GetCh, GetRoot, GlobalPtr, SNodeLookup
+from tistudio.ir.statements import GetCh, GetRoot, GlobalPtr, SNodeLookup
 from tistudio.ir.stmt import Kernel, Stmt
-from tistudio.ir.types import PointerType, gen, i32
+from tistudio.ir.types import PointerType, gen
 from tistudio.passes import index_math as ix
 from tistudio.passes.context import PassContext
 
@@ -45,8 +45,8 @@ def _lower(kernel: Kernel, ptr: GlobalPtr) -> None:
         ret_type = PointerType(node.dtype) if is_place and node.dtype else _GEN_PTR
         address = ix.emit(out, GetCh(address, node, ret_type=ret_type))
         if not is_place:
-            cell = _cell_index(ptr.indices, path, depth, out)
-            address = ix.emit(out, SNodeLookup(node, address, cell, ret_type=_GEN_PTR))
+            for term in _cell_terms(ptr.indices, path, depth, out):
+                address = ix.emit(out, SNodeLookup(node, address, term, ret_type=_GEN_PTR))
     for stmt in out:
         stmt.loc = ptr.loc
     ptr.insert_before(*out)
@@ -54,10 +54,13 @@ def _lower(kernel: Kernel, ptr: GlobalPtr) -> None:
     ptr.erase()
 
 
-def _cell_index(indices: list[Stmt], path: list[SNode], depth: int, out: list[Stmt]) -> Stmt:
-    """Row-major cell number at `path[depth]`: sum of level index * (sizes of later axes)."""
+def _cell_terms(indices: list[Stmt], path: list[SNode], depth: int, out: list[Stmt]) -> list[Stmt]:
+    """The row-major cell number at `path[depth]` as a sum of terms, one per axis: level index *
+    (sizes of later axes). Each term gets its own `SNodeLookup`, so the back end adds them as
+    64-bit addresses; one 32-bit sum would hide from LLVM that the inner loop's index only
+    steps by one (it cannot widen `sext(i * 2048 + j)` into an induction variable)."""
     node = path[depth]
-    acc: Stmt | None = None
+    terms: list[Stmt] = []
     for j, (axis, size) in enumerate(zip(node.axes, node.sizes)):
         if size == 1:
             continue  # this level's index along `axis` is always 0
@@ -68,10 +71,5 @@ def _cell_index(indices: list[Stmt], path: list[SNode], depth: int, out: list[St
         level = ix.divide(out, indices[axis], deeper)
         if not outermost:  # the outermost level's part is already < size (index in bounds)
             level = ix.remainder(out, level, size)
-        term = ix.multiply(out, level, math.prod(node.sizes[j + 1 :]))
-        acc = (
-            term
-            if acc is None
-            else ix.emit(out, BinaryOp(BinaryOpType.add, acc, term, ret_type=i32))
-        )
-    return acc if acc is not None else ix.constant(out, 0)
+        terms.append(ix.multiply(out, level, math.prod(node.sizes[j + 1 :])))
+    return terms or [ix.constant(out, 0)]
