@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import tistudio as ti
+from tistudio.lang import impl
 
 x = v = None  # set by build()
 
@@ -43,10 +44,13 @@ def bump(f: ti.template(), by: ti.i32):
         f[I] += by
 
 
-def build(arch, **init_options):
-    """A fresh program on `arch` and a module with everything above; (module, x, v, graph)."""
+def build(arch, device=None):
+    """A fresh program on `arch` (on `device`, a `GpuDevice`, if given) and a module with
+    everything above; returns (module, x, v, graph)."""
     global x, v
-    ti.init(arch=arch, offline_cache=False, **init_options)
+    ti.init(arch=arch, offline_cache=False)
+    if device is not None:
+        impl.get_program().use_gpu(device)
     x = ti.field(ti.f32, shape=(4, 4))
     v = ti.Vector.field(3, ti.f32, shape=8)
     module = ti.aot.Module(arch)

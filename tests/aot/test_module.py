@@ -175,3 +175,10 @@ def test_module_for_another_arch_warns_and_uses_the_current_one():
     with pytest.warns(UserWarning, match="built for cpu"):
         module = ti.aot.Module(ti.vulkan)
     assert module.arch == "cpu"
+
+
+def test_saving_after_the_program_ended_is_a_clear_error(tmp_path):
+    module, *_ = kernels.build(ti.cpu)
+    ti.reset()
+    with pytest.raises(RuntimeError, match="the program this module was built in has ended"):
+        module.save(tmp_path / "m")

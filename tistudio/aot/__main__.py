@@ -3,6 +3,7 @@
     python -m tistudio.aot build script.py -o out.tcm    # or -o folder/
     python -m tistudio.aot inspect out.tcm
     python -m tistudio.aot cheader out.tcm -o module.h    # C functions for a CPU module
+    python -m tistudio.aot webrunner -o runner.html       # the browser runner for GPU modules
 
 `build` runs the script (as Taichi's `ti module build` does: `runpy`, so its
 `if __name__ == "__main__":` block does not run), takes the kernels it marked with
@@ -21,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+WEB_RUNNER = Path(__file__).parent / "static" / "runner.html"
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tistudio.aot", description=__doc__)
@@ -33,10 +36,15 @@ def main(argv: list[str] | None = None) -> int:
     header = commands.add_parser("cheader", help="write a C header for a CPU module")
     header.add_argument("module", help="a .tcm archive or a module folder")
     header.add_argument("-o", "--output", required=True, help="the header file to write")
+    web = commands.add_parser("webrunner", help="write the browser runner for GPU modules")
+    web.add_argument("-o", "--output", required=True, help="the HTML file to write")
     args = parser.parse_args(argv)
     try:
         if args.command == "build":
             lines = build_module(Path(args.script), args.output)
+        elif args.command == "webrunner":
+            Path(args.output).write_bytes(WEB_RUNNER.read_bytes())
+            lines = [f"wrote {args.output}"]
         elif args.command == "cheader":
             lines = write_header(args.module, Path(args.output))
         else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tistudio.aot.format import PTYPE_NDARRAY, PTYPE_SCALAR
+from tistudio.aot.format import PTYPE_NDARRAY, PTYPE_SCALAR, required_wgpu_features
 from tistudio.ir import statements as s
 from tistudio.ir.printer import print_ir
 from tistudio.ir.stmt import Kernel
@@ -75,6 +75,7 @@ def _gpu(ir: Kernel, program: Any, stem: str, entry: dict) -> dict[str, bytes]:
         task["dispatch_groups"] = shader.groups
         task["buffer_binds"] = [_binding(b) for b in shader.bindings]
     entry["trees"] = list(executable.trees_used)
+    entry["required_caps"] = required_wgpu_features([t.decode() for t in files.values()])
     entry["gpu"] = {
         "immediates_size": executable.args.size,
         "immediates": [list(m) for m in executable.args.members],

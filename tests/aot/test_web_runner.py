@@ -1,0 +1,116 @@
+"""The single-file browser runner (`tistudio/aot/static/runner.html`) running a GPU module in
+headless Chromium, whose WebGPU adapter here is SwiftShader (Chromium needs a secure context:
+the page and the module are served from https://tistudio.test through Playwright routes).
+
+The module is built on a device without the features browsers lack (f64, i64, float atomics),
+so its WGSL is what a browser can compile; the runner turns immediates into a uniform buffer.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import sync_playwright
+
+import tistudio as ti
+from tests.aot import kernels
+from tistudio.aot.archive import write_tcm
+from tistudio.backends.webgpu.device import GpuDevice
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+BROWSER_LACKS = frozenset(
+    {"shader-f64", "shader-int64", "shader-float32-atomic", "shader-int64-atomic-all-ops"}
+)
+SITE = "https://tistudio.test"
+
+RUN = """async () => {
+  const m = await tistudio.load("%s/m.tcm");
+  await m.kernel("init").run([2.0]);
+  const arr = new Float32Array(5);
+  await m.runGraph("g", {arr, val: 10});
+  const x = await m.readField("x"), v = await m.readField("v");
+  const total = await m.kernel("total").run([]);
+  const errors = [];
+  for (const bad of [() => m.kernel("fill").run([new Float64Array(3), 1]),
+                     () => m.kernel("fill").run([arr]),
+                     () => m.runGraph("g", {val: 1}),
+                     () => tistudio.load("%s/v7.tcm"),
+                     () => tistudio.load("%s/crc.tcm")]) {
+    try { await bad(); errors.push("no error"); } catch (e) { errors.push(String(e)); }
+  }
+  return {arr: Array.from(arr), x: Array.from(x.data), xs: x.shape, v: Array.from(v.data),
+          vs: v.shape, total, errors, kernels: m.kernelNames, graphs: m.graphNames};
+}"""
+
+
+@pytest.fixture(scope="module")
+def runner_html(tmp_path_factory) -> bytes:
+    """The runner as `python -m tistudio.aot webrunner` writes it."""
+    target = tmp_path_factory.mktemp("web") / "runner.html"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-m", "tistudio.aot", "webrunner", "-o", str(target)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    return target.read_bytes()
+
+
+def test_browser_runs_a_gpu_module(runner_html, tmp_path):
+    module, *_ = kernels.build(ti.vulkan, GpuDevice.open(disable=BROWSER_LACKS))
+    module.archive(str(tmp_path / "m.tcm"))
+    write_tcm({**module.files(), "__version__": b"tistudio-aot 7\n"}, tmp_path / "v7.tcm")
+    ti.reset()
+    tcm = (tmp_path / "m.tcm").read_bytes()
+    bodies = {
+        "/runner.html": runner_html,
+        "/m.tcm": tcm,
+        "/v7.tcm": (tmp_path / "v7.tcm").read_bytes(),
+        "/crc.tcm": tcm.replace(b"tistudio-aot 1", b"tistudio-aot 7"),  # CRC no longer fits
+    }
+
+    def serve(route):
+        path = route.request.url[len(SITE) :].split("?")[0]
+        kind = "text/html" if path.endswith(".html") else "application/zip"
+        route.fulfill(status=200, content_type=kind, body=bodies[path])
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--enable-unsafe-webgpu"]
+        )
+        try:
+            page = browser.new_page()
+            page.route(f"{SITE}/**", serve)
+            page.goto(f"{SITE}/runner.html?module={SITE}/m.tcm")
+            result = page.evaluate(RUN % (SITE, SITE, SITE))
+            page.wait_for_function("document.getElementById('run').disabled === false")
+            page.fill("#args", '{"arr": [0, 0, 0], "val": 1.5}')
+            page.click("#run")
+            page.wait_for_function("document.getElementById('out').textContent.includes('arr =')")
+            shown = page.inner_text("#out")
+        finally:
+            browser.close()
+    x = kernels.expected_x(2.0) + 3
+    assert result["kernels"] == ["bump|f=v,", "bump|f=x,", "fill", "init", "total"]
+    assert result["graphs"] == ["g"]
+    assert result["arr"] == [10, 11, 12, 13, 14]
+    assert result["xs"] == [4, 4] and result["vs"] == [8, 3]
+    np.testing.assert_array_equal(np.reshape(result["x"], (4, 4)), x)
+    np.testing.assert_array_equal(np.reshape(result["v"], (8, 3)), kernels.expected_v())
+    assert result["total"] == float(x.sum())
+    assert result["errors"] == [
+        "TypeError: kernel fill: argument arr must be a 1-d f32 typed array",
+        "TypeError: kernel fill takes 2 argument(s), 1 given",
+        "TypeError: graph g needs argument arr",
+        "Error: unknown module format version",
+        "Error: __version__ is corrupted",
+    ]
+    assert shown.splitlines()[0] == "arr = [1.5, 2.5, 3.5]"
