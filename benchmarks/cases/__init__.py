@@ -31,6 +31,7 @@ CASES = (
     "saxpy",
     "sum_reduction",
     "stencil",
+    "stencil_debug",
     "mandelbrot",
     "nbody",
     "matvec",
