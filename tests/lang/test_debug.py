@@ -184,3 +184,27 @@ def test_a_failing_launch_in_one_thread_leaves_the_others_right() -> None:
     assert errors == []
     assert len(fill.cache_info()) == 1
     assert x.to_numpy().sum() == 0
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_prints_before_a_failed_check_are_shown_and_big_launches_recover(arch, capsys) -> None:  # noqa: ANN001
+    ti.init(arch=arch, debug=True, offline_cache=False)
+
+    @ti.kernel
+    def shout(i: ti.i32):
+        print("checking", i)
+        assert i < 3, "i=%d" % i  # noqa: UP031
+
+    @ti.kernel
+    def total(a: ti.types.ndarray(dtype=ti.f32, ndim=1), n: ti.i32) -> ti.f32:
+        s = 0.0
+        for i in range(n):  # split over the thread pool / many workgroups
+            s += a[i]
+        return s
+
+    assert "i=5" in _raises(shout, 5)
+    assert capsys.readouterr().out == "checking 5\n"
+    big = np.ones(1 << 20, np.float32)
+    for _ in range(2):
+        assert "indices (1048576,)" in _raises(total, big, (1 << 20) + 1)
+        assert total(big, 1 << 20) == float(1 << 20)
