@@ -91,6 +91,29 @@ def test_vector_and_matrix_fields_to_and_from_torch() -> None:
     assert m[1, 2].to_numpy().tolist() == src[1, 2].tolist()
 
 
+def test_struct_field_to_and_from_torch_as_a_dict_of_tensors() -> None:
+    particle = ti.types.struct(pos=ti.types.vector(2, ti.f32), mass=ti.f32, id=ti.i32)
+    p = particle.field(shape=3)
+
+    @ti.kernel
+    def fill():
+        for i in p:
+            p[i].pos = ti.Vector([i, -i])
+            p[i].mass = 0.5 * i
+            p[i].id = 10 + i
+
+    fill()
+    t = p.to_torch()
+    assert sorted(t) == ["id", "mass", "pos"]
+    assert t["pos"].shape == (3, 2) and t["pos"][2].tolist() == [2.0, -2.0]
+    assert t["mass"].dtype == torch.float32 and t["id"].tolist() == [10, 11, 12]
+
+    p.from_torch({"mass": torch.full((3,), 4.0), "id": torch.tensor([7, 8, 9], dtype=torch.int32)})
+    assert p[1].mass == 4.0 and p[2].id == 9 and p[2].pos.to_numpy().tolist() == [2.0, -2.0]
+    with pytest.raises(KeyError, match="no member 'velocity'"):
+        p.from_torch({"velocity": torch.zeros(3, 2)})
+
+
 def test_to_torch_device_argument() -> None:
     x = ti.field(ti.f64, shape=2)
     x.fill(1.5)

@@ -123,6 +123,20 @@ class StructField:
         for n, v in values.items():
             self._members[n].from_numpy(v)
 
+    def to_torch(self, device: Any = None) -> dict[str, Any]:
+        """One tensor per member (a nested struct gives a nested dict), as Taichi's."""
+        return {n: m.to_torch(device=device) for n, m in self._members.items()}
+
+    def from_torch(self, tensors: dict[str, Any]) -> None:
+        """Copy in from a dict of tensors keyed like `keys()` (members left out are kept)."""
+        for n, t in tensors.items():
+            self._member(n).from_torch(t)
+
+    def _member(self, name: str) -> Any:
+        if name not in self._members:
+            raise KeyError(f"struct field has no member {name!r}; members: {list(self._members)}")
+        return self._members[name]
+
     def fill(self, value: Any) -> None:
         for m in self._members.values():
             m.fill(value)
