@@ -21,13 +21,17 @@ from tistudio.backends.webgpu.device import GpuDevice
 from tistudio.backends.webgpu.printing import RESOURCE, GpuPrintBuffer
 from tistudio.backends.webgpu.resources import ArgsLayout
 from tistudio.backends.webgpu.shader import TaskShader, build_shaders
-from tistudio.ir.printing import print_formats
+from tistudio.ir.printing import PrintFormat, print_formats
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.types import PrimitiveType
 
 
 class GpuExecutable:
     """One compiled kernel on one device; `wgsl` is the text of every task's shader."""
+
+    # what the kernel prints, by format id, and the back end's print buffer (kernels that print)
+    print_formats: tuple[PrintFormat, ...] = ()
+    prints: GpuPrintBuffer | None = None
 
     def __init__(
         self,
@@ -38,7 +42,7 @@ class GpuExecutable:
         prints: GpuPrintBuffer | None = None,
     ) -> None:
         self.name = kernel.name
-        self.prints, self.print_formats = prints, print_formats(kernel)[0]
+        self.prints, self.print_formats = prints, tuple(print_formats(kernel)[0])
         self.kernel, self.device, self.memory, self.args = kernel, device, memory, args
         self.ret_types = list(kernel.ret_types)
         self._num_params = len(kernel.params)
