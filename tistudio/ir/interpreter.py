@@ -24,6 +24,7 @@ import numpy as np
 
 from tistudio.ir import interpreter_ops as ops
 from tistudio.ir import statements as s
+from tistudio.ir.assertions import AssertInfo, TaichiAssertionError, format_failure
 from tistudio.ir.ops import TaskType
 from tistudio.ir.printing import PrintFormat, format_line
 from tistudio.ir.snode import SNode
@@ -285,6 +286,12 @@ class Interpreter:
     def run_Print(self, stmt: s.Print) -> None:
         fmt = PrintFormat(stmt.template, tuple(v.ret_type for v in stmt.values))
         sys.stdout.write(format_line(fmt, [self.values[v] for v in stmt.values]))
+
+    def run_Assert(self, stmt: s.Assert) -> None:
+        if not self.values[stmt.cond]:  # a debug check failed: raise as the host would
+            info = AssertInfo(stmt.message, tuple(a.ret_type for a in stmt.args), stmt.loc)
+            values = [self.values[a] for a in stmt.args]
+            raise TaichiAssertionError(format_failure(info, values, self.kernel.name))
 
     def run_If(self, stmt: s.If) -> None:
         self.block(stmt.true_block if self.values[stmt.cond] else stmt.false_block)
