@@ -112,5 +112,9 @@ def lab(tmp_path_factory):
 
 @pytest.fixture
 def artifacts() -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    return ARTIFACTS
+    """Where the browser tests save their screenshots: test-artifacts/studio/, or the folder
+    named by TISTUDIO_SCREENSHOTS (`TISTUDIO_SCREENSHOTS=docs/screenshots` refreshes the
+    README's pictures)."""
+    folder = Path(os.environ.get("TISTUDIO_SCREENSHOTS") or ARTIFACTS).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
