@@ -38,11 +38,16 @@ class _ModeProgram:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._program, name)
 
-    def compile(self, kernel: Any, record: bool = False, echo: Any = None, source: str = "") -> Any:
+    def compile(self, kernel: Any, *args: Any, **kwargs: Any) -> Any:
+        """`Program.compile(kernel, record, echo, source, ...)` for the twin's IR."""
         kernel.autodiff_mode = self._mode
         kernel.name += SUFFIX[self._mode]
-        source = f"{source}\n# autodiff: {self._mode}"  # the offline cache keys it apart
-        return self._program.compile(kernel, record=record, echo=echo, source=source)
+        mark = f"\n# autodiff: {self._mode}"  # in `source`, so the offline cache keys it apart
+        if len(args) >= 3:
+            args = (*args[:2], args[2] + mark, *args[3:])
+        else:
+            kwargs["source"] = kwargs.get("source", "") + mark
+        return self._program.compile(kernel, *args, **kwargs)
 
 
 def twin(kernel: Kernel, mode: str) -> Kernel:
