@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.backends.webgpu.device import GpuDevice
 from tistudio.backends.webgpu.executable import GpuExecutable
 from tistudio.backends.webgpu.printing import GpuPrintBuffer
@@ -25,15 +24,7 @@ class WebGpuBackend:
     def compile(self, kernel: Kernel, config: CompileConfig) -> GpuExecutable:
         """Final IR of `kernel` -> a launchable `GpuExecutable` (pipelines created here)."""
         args = ArgsLayout.of(kernel)
-        caps = self.device.caps
-        if args.size and (not caps.has("immediates") or args.size > caps.max_immediate_size):
-            first = next(iter(kernel.walk()))
-            raise UnsupportedOnBackend(
-                first,
-                "gpu",
-                f"kernel {kernel.name!r} has {args.size} bytes of scalar arguments and ndarray "
-                f"extents; the adapter takes {caps.max_immediate_size} bytes of immediates",
-            )
+        args.uniform = not args.fits(self.device.caps)  # too many for immediates, or none
         if self._prints is None and any(isinstance(x, Print) for x in kernel.walk()):
             self._prints = GpuPrintBuffer(self.device)
         return GpuExecutable(kernel, self.device, self.memory, args, self._prints)

@@ -19,7 +19,7 @@ import functools
 import logging
 from typing import Any
 
-from tistudio.backends.webgpu.resources import Binding, Caps
+from tistudio.backends.webgpu.resources import UNIFORM, Binding, Caps
 
 log = logging.getLogger("tistudio")
 
@@ -102,8 +102,12 @@ class GpuDevice:
 
     # --- buffers ------------------------------------------------------------------------
 
-    def create_buffer(self, size: int) -> Any:
-        """A zeroed storage buffer of at least `size` bytes (rounded up to 8)."""
+    def create_buffer(self, size: int, uniform: bool = False) -> Any:
+        """A zeroed storage (or uniform) buffer of at least `size` bytes (rounded up to 8,
+        a uniform one to 16)."""
+        if uniform:
+            usage = self.wgpu.BufferUsage.UNIFORM | self.wgpu.BufferUsage.COPY_DST
+            return self.device.create_buffer(size=max(16, -(-size // 16) * 16), usage=usage)
         return self.device.create_buffer(size=max(8, -(-size // 8) * 8), usage=self.usage)
 
     def write(self, buffer: Any, data: Any, offset: int = 0) -> None:
@@ -121,7 +125,7 @@ class GpuDevice:
 
     def pipeline(self, wgsl: str, bindings: list[Binding], immediate_size: int) -> tuple:
         """(compute pipeline, bind group layout) for `wgsl`, cached by its text."""
-        key = (wgsl, tuple((b.index, b.writable) for b in bindings), immediate_size)
+        key = (wgsl, tuple((b.index, b.writable, b.view) for b in bindings), immediate_size)
         found = self._pipelines.get(key)
         if found is not None:
             return found
@@ -132,7 +136,7 @@ class GpuDevice:
                 {
                     "binding": b.index,
                     "visibility": wgpu.ShaderStage.COMPUTE,
-                    "buffer": {"type": kind[b.writable]},
+                    "buffer": {"type": "uniform" if b.view == UNIFORM else kind[b.writable]},
                 }
                 for b in bindings
             ]

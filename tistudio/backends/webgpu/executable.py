@@ -2,10 +2,11 @@
 
 `launch` uploads the SNode trees the host changed since the device last saw them, uploads the
 ndarray arguments into buffers kept per parameter, packs scalar arguments and ndarray extents
-into immediates, and records one dispatch per task into the device's open batch. It returns at
-once unless the kernel returns values or writes an ndarray argument, which the host then needs:
-those launches wait, read the values back, and copy the written ndarrays into the caller's
-NumPy arrays (as Taichi does for NumPy arguments on the GPU).
+into immediates (or, where they do not fit, writes them into a uniform buffer when they changed
+since the last launch), and records one dispatch per task into the device's open batch. It
+returns at once unless the kernel returns values or writes an ndarray argument, which the host
+then needs: those launches wait, read the values back, and copy the written ndarrays into the
+caller's NumPy arrays (as Taichi does for NumPy arguments on the GPU).
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from tistudio.ir.types import PrimitiveType
 
 class GpuExecutable:
     """One compiled kernel on one device; `wgsl` is the text of every task's shader."""
+
+    uniform: Any = None  # the arguments' uniform buffer, when they are not immediates
+    _uniform_bytes: bytes | None = None  # what `uniform` holds
 
     # what the kernel prints, by format id, and the back end's print buffer (kernels that print)
     print_formats: tuple[PrintFormat, ...] = ()
@@ -54,6 +58,8 @@ class GpuExecutable:
         self.failure = FailureRecord(kernel)  # debug checks: see debug_checks.py
         self.gtmp = device.create_buffer(self.failure.gtmp_bytes(kernel.gtmp_size))
         self.ret = device.create_buffer(8 * len(kernel.ret_types))
+        if args.uniform:
+            self.uniform = device.create_buffer(args.size, uniform=True)
         self.tasks = self._variant(tuple(1 for _ in self._arrays))
         self.wgsl = "\n".join(shader.wgsl for shader, _, _ in self.tasks)
         resources = {b.resource for shader, _, _ in self.tasks for b in shader.bindings}
@@ -76,7 +82,8 @@ class GpuExecutable:
         shaders = build_shaders(self.kernel, self.device.caps, self.args, windows)
         variant = []
         for shader in shaders:
-            pipeline, layout = self.device.pipeline(shader.wgsl, shader.bindings, self.args.size)
+            immediate_size = 0 if self.args.uniform else self.args.size
+            pipeline, layout = self.device.pipeline(shader.wgsl, shader.bindings, immediate_size)
             variant.append((shader, pipeline, layout))
         self._variants[array_windows] = variant
         return variant
@@ -89,6 +96,11 @@ class GpuExecutable:
             raise TypeError(f"kernel {self.name!r} takes {self._num_params} arguments")
         with self._lock:
             immediates = self.args.pack(list(args)) if self.args.size else b""
+            if self.uniform is not None:
+                if immediates != self._uniform_bytes:  # ordered after the work recorded so far
+                    self.device.write(self.uniform, immediates)
+                    self._uniform_bytes = immediates
+                immediates = b""
             self.memory.before_launch(self.trees_used)
             buffers = {f"arg{k}": self._upload(k, args[k]) for k in self._arrays}
             window = self.device.caps.window_bytes
@@ -154,6 +166,8 @@ class GpuExecutable:
             return self.gtmp
         if resource == "ret":
             return self.ret
+        if resource == "args":
+            return self.uniform
         if resource == RESOURCE:
             return self.prints.buffer  # type: ignore[union-attr]
         if resource.startswith("tree"):

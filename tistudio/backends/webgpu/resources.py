@@ -6,7 +6,9 @@ element type it needs (`tree0_f32: array<f32>`, `tree0_au32: array<atomic<u32>>`
 the same buffer. Pointers are byte offsets, so a view's index is the offset shifted by log2 of
 its element size. A buffer larger than the adapter's binding limit is bound as several windows
 of `window_bytes` each (`tree0_f32_w1` starts `window_bytes` in). Scalar arguments and ndarray
-extents travel as immediates (`var<immediate> args: Args`), packed by `ArgsLayout.pack`.
+extents travel as immediates (`var<immediate> args: Args`), packed by `ArgsLayout.pack`; when
+the adapter has no `immediates` feature or they exceed its `max-immediate-size`, the same struct
+is a uniform buffer instead (`var<uniform> args: Args`, the last binding of the bind group).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ VIEW_ELEMENT = {
     "ai64": "atomic<i64>",
     "au64": "atomic<u64>",
 }
+UNIFORM = "uniform"  # the view of the `args` uniform buffer (not a storage array)
 
 
 def view_bytes(view: str) -> int:
@@ -137,6 +140,7 @@ class ArgsLayout:
     scalars: dict[int, str] = field(default_factory=dict)  # arg id -> member name
     shapes: dict[tuple[int, int], str] = field(default_factory=dict)  # (arg id, axis) -> name
     size: int = 0
+    uniform: bool = False  # bound as a uniform buffer, not immediates (see the module doc)
     _format: str = "<"
     _packers: list[Any] = field(default_factory=list)
 
@@ -170,11 +174,20 @@ class ArgsLayout:
         self.size = offset + nbytes
         return name
 
-    def declaration(self) -> list[str]:
+    def fits(self, caps: Caps) -> bool:
+        """Whether the arguments can travel as immediates on this adapter."""
+        return not self.size or (caps.has("immediates") and self.size <= caps.max_immediate_size)
+
+    def declaration(self, binding: int = 0) -> list[str]:
+        """The `Args` struct and its variable (`binding`: its index when a uniform buffer)."""
         if not self.members:
             return []
         fields = ", ".join(f"{name}: {t}" for name, t, _ in self.members)
-        return [f"struct Args {{ {fields} }}", "var<immediate> args: Args;"]
+        if self.uniform:
+            var = f"@group(0) @binding({binding}) var<uniform> args: Args;"
+        else:
+            var = "var<immediate> args: Args;"
+        return [f"struct Args {{ {fields} }}", var]
 
     def pack(self, args: list[Any]) -> bytes:
         values = []

@@ -14,7 +14,7 @@ from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.backends.webgpu import wgsl
 from tistudio.backends.webgpu.emitter import BACKEND, TaskEmitter
 from tistudio.backends.webgpu.memory import Ptr
-from tistudio.backends.webgpu.resources import ArgsLayout, Binding, Caps
+from tistudio.backends.webgpu.resources import UNIFORM, ArgsLayout, Binding, Caps
 from tistudio.ir import statements as s
 from tistudio.ir.ops import TaskType
 from tistudio.ir.printer import Printer, offloaded_header
@@ -75,7 +75,9 @@ def _build_task(e: TaskEmitter) -> TaskShader:
             f"the task needs {len(bindings)} storage bindings, the adapter allows "
             f"{e.caps.max_storage_buffers}",
         )
-    text = _module_text(e, entry)
+    text = _module_text(e, entry, len(bindings))
+    if e.uses_args and e.args.uniform:
+        bindings.append(Binding(len(bindings), "args", UNIFORM, 0, False))
     return TaskShader(text, bindings, serial, groups, set(e.resources.writable))
 
 
@@ -128,10 +130,10 @@ def _tls_slots(task: s.Offloaded) -> dict[int, object]:
     return slots
 
 
-def _module_text(e: TaskEmitter, entry: list[str]) -> str:
+def _module_text(e: TaskEmitter, entry: list[str], args_binding: int) -> str:
     lines = [f"// {e.title}"]
     if e.uses_args:
-        lines += e.args.declaration()
+        lines += e.args.declaration(args_binding)
     lines += e.resources.declarations()
     for reg in sorted(e.reduction_types):
         lines.append(f"var<workgroup> reduce_{reg}: array<{reg}, {e.caps.workgroup_size}>;")
