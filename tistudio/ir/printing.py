@@ -18,6 +18,7 @@ import math
 import re
 import string
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tistudio.ir.statements import Print
@@ -89,6 +90,12 @@ def check_spec(spec: str, dtype: PrimitiveType) -> str | None:
 def format_value(value: int | float, dtype: PrimitiveType, spec: str = "") -> str:
     """`value` as Taichi's printf shows it: the spec's flags, width, precision and conversion
     merged with the type's default (`%d`, `%u`, `%f`; `%.12f` for `f64`)."""
+    return printf(dtype, spec)(value)
+
+
+def printf(dtype: PrimitiveType, spec: str) -> Callable[[int | float], str]:
+    """The function `format_value` applies for `dtype` and `spec` (made once per format when
+    many records are decoded)."""
     m = _SPEC.fullmatch(spec)
     assert m is not None, spec  # checked by the frontend
     conv = m.group("conv") or _DEFAULT_CONVERSION[dtype.kind]
@@ -96,15 +103,21 @@ def format_value(value: int | float, dtype: PrimitiveType, spec: str = "") -> st
     if prec is None and dtype.is_float and dtype.bits == 64:
         prec = "12"
     flags, width = m.group("flags"), m.group("width") or ""
+    pyfmt = f"%{flags}{width}{'.' + prec if prec is not None else ''}{conv}"
     if not dtype.is_float:
-        text = f"%{flags}{width}{'.' + prec if prec else ''}{conv}" % int(value)
-        return text.replace("0o", "0", 1) if "#" in flags and conv == "o" else text
+        if "#" in flags and conv == "o":  # C writes 017 where Python writes 0o17
+            return lambda v: (pyfmt % int(v)).replace("0o", "0", 1)
+        return lambda v: pyfmt % int(v)
     if conv in "aA":
-        return _pad(_hex_float(float(value), prec, conv == "A", flags), flags, width)
-    text = f"%{flags}{width}{'.' + prec if prec is not None else ''}{conv}" % float(value)
-    if math.isnan(value) and math.copysign(1.0, value) < 0:  # C prints the sign of a NaN
-        text = re.sub(r"(nan|NAN)", r"-\1", text, count=1)
-    return text
+        return lambda v: _pad(_hex_float(float(v), prec, conv == "A", flags), flags, width)
+
+    def float_text(v: int | float) -> str:
+        text = pyfmt % v
+        if v != v and math.copysign(1.0, v) < 0:  # C prints the sign of a NaN
+            text = re.sub(r"(nan|NAN)", r"-\1", text, count=1)
+        return text
+
+    return float_text
 
 
 def _hex_float(x: float, prec: str | None, upper: bool, flags: str) -> str:
@@ -170,18 +183,39 @@ def decode_value(words: list[int], dtype: PrimitiveType) -> int | float:
 
 def decode_records(words: list[int], formats: list[PrintFormat]) -> str:
     """The text of consecutive records (`words` holds exactly the records written)."""
+    makers: dict[int, Callable[[list[int], int], tuple[str, int]]] = {}
     out: list[str] = []
     pos = 0
     while pos < len(words):
-        fmt = formats[words[pos]]
-        pos += 1
-        values = []
-        for dtype in fmt.dtypes:
-            n = value_words(dtype)
-            values.append(decode_value(words[pos : pos + n], dtype))
-            pos += n
-        out.append(format_line(fmt, values))
+        fid = words[pos]
+        if fid not in makers:
+            makers[fid] = _line_maker(formats[fid])
+        text, pos = makers[fid](words, pos + 1)
+        out.append(text)
     return "".join(out)
+
+
+def _line_maker(fmt: PrintFormat) -> Callable[[list[int], int], tuple[str, int]]:
+    """Decode one record of `fmt` from `words` at `pos`: (its text, the next record's pos)."""
+    steps = []
+    dtypes, tail = iter(fmt.dtypes), ""
+    for literal, spec in pieces(fmt.template):  # `{{` splits a literal: join the parts again
+        tail += literal
+        if spec is not None:
+            dtype = next(dtypes)
+            steps.append((tail, value_words(dtype), dtype, printf(dtype, spec)))
+            tail = ""
+
+    def make(words: list[int], pos: int) -> tuple[str, int]:
+        out = []
+        for literal, n, dtype, show in steps:
+            out.append(literal)
+            out.append(show(decode_value(words[pos : pos + n], dtype)))
+            pos += n
+        out.append(tail)
+        return "".join(out), pos
+
+    return make
 
 
 def print_formats(kernel: Kernel) -> tuple[list[PrintFormat], dict[Stmt, int]]:
