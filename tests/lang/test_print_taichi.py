@@ -47,7 +47,7 @@ PROGRAM = textwrap.dedent(
         m = ti.Matrix([[1, n], [n * n, 4]])
         mf = ti.Matrix([[x, 0.5], [1.5, x * x]])
         print(v, w)
-        print(m)
+        print(m, ti.Matrix([[n], [n + 1]]), ti.Matrix([[x, x]]))
         print(mf, g[1])
         print("v =", v, "w =", w, sep=" ")
         helper(w)
