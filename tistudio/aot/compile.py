@@ -81,6 +81,7 @@ def _gpu(ir: Kernel, program: Any, stem: str, entry: dict) -> dict[str, bytes]:
         "immediates": [list(m) for m in executable.args.members],
         "trees_written": list(executable.trees_written),
         "arrays_written": list(executable.arrays_written),
+        "print_formats": [[f.template, list(map(str, f.dtypes))] for f in executable.print_formats],
     }
     return files
 
@@ -117,7 +118,7 @@ def _binding(binding: Any) -> dict:
     elif resource.startswith("arg"):
         buffer = {"type": "ndarray", "arg_id": int(resource[3:])}
     else:
-        buffer = {"type": {"gtmp": "gtmp", "ret": "rets"}[resource]}
+        buffer = {"type": {"gtmp": "gtmp", "ret": "rets", "print": "print"}[resource]}
     return {
         "binding": binding.index,
         "buffer": buffer,

@@ -54,7 +54,7 @@ class CpuModuleRuntime:
         except RuntimeError as e:
             raise AotModuleError(f"kernel {entry['name']!r}: cannot load its code ({e})") from None
         config = CompileConfig(cpu_max_num_threads=cpu["threads"])
-        return CpuExecutable(spec, config, compiled, self.backend.pool)
+        return CpuExecutable(spec, config, compiled, self.backend.pool, self.backend.prints(spec))
 
     def tree_buffer(self, tree: int) -> np.ndarray:
         return self.buffers[tree]

@@ -18,8 +18,10 @@ import numpy as np
 from tistudio.aot.format import AotModuleError
 from tistudio.backends.webgpu.device import default_device
 from tistudio.backends.webgpu.executable import GpuExecutable
+from tistudio.backends.webgpu.printing import GpuPrintBuffer
 from tistudio.backends.webgpu.resources import ArgsLayout, Binding
 from tistudio.backends.webgpu.shader import TaskShader
+from tistudio.ir.printing import PrintFormat
 from tistudio.ir.stmt import Param
 from tistudio.ir.types import TYPES_BY_NAME
 from tistudio.runtime.gpu_memory import GpuMemory
@@ -58,9 +60,15 @@ class GpuModuleRuntime:
             raise AotModuleError("metadata.json: tree ids must be 0, 1, 2, ...")
         self.memory = GpuMemory(self.device, self.trees)
         self.roots: list[int] = []
+        self.prints: GpuPrintBuffer | None = None  # made for the first kernel that prints
 
     def executable(self, entry: dict) -> GpuExecutable:
         return LoadedGpuExecutable(entry, self)
+
+    def print_buffer(self) -> GpuPrintBuffer:
+        if self.prints is None:
+            self.prints = GpuPrintBuffer(self.device)
+        return self.prints
 
     def tree_buffer(self, tree: int) -> np.ndarray:
         return self.trees[tree].buffer
@@ -94,6 +102,11 @@ class LoadedGpuExecutable(GpuExecutable):
         if [list(m) for m in self.args.members] != entry["gpu"].get("immediates"):
             raise AotModuleError(f"kernel {self.name!r}: its immediates disagree with its args")
         self.ret_types = [TYPES_BY_NAME[r["dtype"]] for r in entry["rets"]]
+        self.print_formats = tuple(
+            PrintFormat(template, tuple(TYPES_BY_NAME[t] for t in dtypes))
+            for template, dtypes in entry["gpu"].get("print_formats", [])
+        )
+        self.prints = runtime.print_buffer() if self.print_formats else None
         self._num_params = len(params)
         self._arrays = [k for k, p in enumerate(params) if p.kind == "ndarray"]
         self._arg_buffers: dict[int, Any] = {}
@@ -140,5 +153,5 @@ def _binding(bind: dict) -> Binding:
     elif kind == "ndarray":
         resource = f"arg{buffer['arg_id']}"
     else:
-        resource = {"gtmp": "gtmp", "rets": "ret"}[kind]
+        resource = {"gtmp": "gtmp", "rets": "ret", "print": "print"}[kind]
     return Binding(bind["binding"], resource, bind["view"], 0, bind["writable"])

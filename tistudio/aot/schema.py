@@ -148,7 +148,7 @@ def _check_binding(bind: Any, name: str, trees: dict[int, int], num_args: int) -
         arg = buffer.get("arg_id")
         _need(_is_int(arg) and arg < num_args, f"kernel {name!r} binds an unknown argument")
     else:
-        _need(kind in ("gtmp", "rets"), f"kernel {name!r}: unknown buffer type {kind!r}")
+        _need(kind in ("gtmp", "rets", "print"), f"kernel {name!r}: unknown buffer type {kind!r}")
     _need(isinstance(bind.get("view"), str), f"kernel {name!r}: a binding needs a view")
     _need(isinstance(bind.get("writable"), bool), f"kernel {name!r}: bad 'writable'")
 
