@@ -36,6 +36,9 @@ SUFFIX = ".tic"
 DEFAULT_MAX_BYTES = 100 * 2**20
 STALE_TEMP_S = 3600.0
 _PACKAGE = Path(__file__).resolve().parent.parent
+# the compiler's source folders (the GPU's WGSL depends on backends/webgpu as well)
+_COMPILER_FOLDERS = ("frontend", "ir", "passes", "backends/llvm", "backends/webgpu")
+_COMPILER_FOLDERS += ("lang", "runtime")
 
 
 def default_path() -> Path:
@@ -48,7 +51,7 @@ def compiler_fingerprint(package: Path = _PACKAGE) -> str:
     """Path, size and modification time of every compiler source file (about 1 ms): a changed
     pass or back end never reuses code compiled by an older one."""
     digest = hashlib.sha256()
-    for folder in ("frontend", "ir", "passes", "backends/llvm", "lang", "runtime"):
+    for folder in _COMPILER_FOLDERS:
         for path in sorted((package / folder).glob("*.py")):
             info = path.stat()
             digest.update(f"{folder}/{path.name}:{info.st_size}:{info.st_mtime_ns};".encode())
@@ -213,35 +216,34 @@ class Lookup:
     key: str | None = None
     result: Any = None
     ms: float = 0.0
+    gpu_backend: Any = None  # a `WebGpuBackend` when the program runs on the GPU
 
     def save(self, result: Any) -> None:
         if self.cache is None or self.key is None:
             return
         executable = result.executable
+        if self.gpu_backend is not None:  # the GPU's code is WGSL text, kept in the metadata
+            spec, object_code = self.gpu_backend.cache_entry(executable), b""
+            if spec is None:
+                return
+        else:
+            spec, object_code = executable.spec.to_json(), executable.compiled.object_code
         meta = {
-            "spec": executable.spec.to_json(),
+            "spec": spec,
             "warnings": [_warning_json(message, loc) for message, loc in result.warnings],
             "written": [snode.id for snode in result.written_snodes],
         }
-        self.cache.store(self.key, meta, executable.compiled.object_code)
+        self.cache.store(self.key, meta, object_code)
 
 
 def lookup(program: Any, kernel: Any, source: str, bypass: bool) -> Lookup:
     """Look `kernel` (frontend IR) up in `program`'s offline cache. Bypassed when recording or
-    printing passes (the studio must see them), in debug mode, and off the CPU."""
+    printing passes (the studio must see them), and in debug mode."""
     from tistudio.events import bus
 
     cache = program.offline_cache
     config = program.config
-    if (
-        cache is None
-        or bypass
-        or config.arch != "cpu"
-        or getattr(program, "gpu", None) is not None
-        or config.debug
-        or config.verify_passes
-        or bus.wants("pass_ran")
-    ):
+    if cache is None or bypass or config.debug or config.verify_passes or bus.wants("pass_ran"):
         return Lookup(None)
     start = time.perf_counter()
     backend = program.backend
@@ -251,7 +253,8 @@ def lookup(program: Any, kernel: Any, source: str, bypass: bool) -> Lookup:
     if hit is not None and found is None:  # unreadable metadata: drop it, compile again
         cache.stats.corrupted += 1
         _remove(cache.entry_path(key))
-    return Lookup(cache, key, found, (time.perf_counter() - start) * 1e3)
+    gpu = backend if getattr(program, "gpu", None) is not None else None
+    return Lookup(cache, key, found, (time.perf_counter() - start) * 1e3, gpu)
 
 
 def _key_parts(program: Any, kernel: Any, source: str, cache: OfflineCache, backend: Any):
@@ -298,7 +301,10 @@ def _result_from(program: Any, kernel: Any, backend: Any, hit: tuple) -> Any:
 
     meta, object_code = hit
     try:
-        spec = replace(KernelSpec.from_json(meta["spec"]), name=kernel.name)
+        if getattr(program, "gpu", None) is not None:
+            executable = backend.load_cached(meta["spec"], kernel, _final_ir(program, kernel))
+        else:
+            spec = replace(KernelSpec.from_json(meta["spec"]), name=kernel.name)
         warnings = [
             (m, SourceLoc(f, line, col) if f is not None else None)
             for m, f, line, col in meta["warnings"]
@@ -306,8 +312,22 @@ def _result_from(program: Any, kernel: Any, backend: Any, hit: tuple) -> Any:
         written = _snodes_by_id(program, set(meta["written"]))
     except (KeyError, ValueError, TypeError):
         return None
-    executable = backend.load(spec, object_code, program.config)
+    if getattr(program, "gpu", None) is None:
+        executable = backend.load(spec, object_code, program.config)
     return CompileResult(executable, [], warnings, None, written_snodes=written, cache="hit")
+
+
+def _final_ir(program: Any, kernel: Any) -> Any:
+    """A function that runs the passes on `kernel` (frontend IR) when a GPU hit needs shaders
+    the cache did not keep (ndarrays bound as several windows)."""
+    from tistudio.passes.context import PassContext
+    from tistudio.passes.pipeline import compile_to_final_ir
+
+    def run() -> Any:
+        compile_to_final_ir(kernel, PassContext(program.config))
+        return kernel
+
+    return run
 
 
 def _snodes_by_id(program: Any, ids: set[int]) -> list[Any]:

@@ -12,7 +12,8 @@ caller's NumPy arrays (as Taichi does for NumPy arguments on the GPU).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,10 +28,22 @@ from tistudio.ir.stmt import Kernel
 from tistudio.ir.types import PrimitiveType
 
 
+@dataclass
+class CachedShaders:
+    """A kernel's shaders from the offline cache (for ndarrays bound as one window each), its
+    global temporaries' size, and how to get its final IR should other ndarrays need other
+    shaders (running the passes then, once)."""
+
+    shaders: list[TaskShader]
+    gtmp_size: int
+    final_ir: Callable[[], Kernel]
+
+
 class GpuExecutable:
     """One compiled kernel on one device; `wgsl` is the text of every task's shader."""
 
     uniform: Any = None  # the arguments' uniform buffer, when they are not immediates
+    _cached: CachedShaders | None = None
     _uniform_bytes: bytes | None = None  # what `uniform` holds
 
     # what the kernel prints, by format id, and the back end's print buffer (kernels that print)
@@ -44,8 +57,10 @@ class GpuExecutable:
         memory: Any,
         args: ArgsLayout,
         prints: GpuPrintBuffer | None = None,
+        cached: CachedShaders | None = None,
     ) -> None:
         self.name = kernel.name
+        self._cached = cached  # then `kernel` is the frontend IR (offline cache hit)
         self.prints, self.print_formats = prints, tuple(print_formats(kernel)[0])
         self.kernel, self.device, self.memory, self.args = kernel, device, memory, args
         self.ret_types = list(kernel.ret_types)
@@ -56,7 +71,8 @@ class GpuExecutable:
         self._bind_groups: dict[tuple, Any] = {}
         self._lock = threading.Lock()
         self.failure = FailureRecord(kernel)  # debug checks: see debug_checks.py
-        self.gtmp = device.create_buffer(self.failure.gtmp_bytes(kernel.gtmp_size))
+        gtmp_size = kernel.gtmp_size if cached is None else cached.gtmp_size
+        self.gtmp = device.create_buffer(self.failure.gtmp_bytes(gtmp_size))
         self.ret = device.create_buffer(8 * len(kernel.ret_types))
         if args.uniform:
             self.uniform = device.create_buffer(args.size, uniform=True)
@@ -79,7 +95,10 @@ class GpuExecutable:
             return found
         windows = {f"tree{t}": n for t, n in self.memory.tree_windows().items()}
         windows.update({f"arg{k}": n for k, n in zip(self._arrays, array_windows)})
-        shaders = build_shaders(self.kernel, self.device.caps, self.args, windows)
+        if self._cached is not None and not self._variants:  # the first: one window each
+            shaders = self._cached.shaders
+        else:
+            shaders = build_shaders(self._final_ir(), self.device.caps, self.args, windows)
         variant = []
         for shader in shaders:
             immediate_size = 0 if self.args.uniform else self.args.size
@@ -87,6 +106,11 @@ class GpuExecutable:
             variant.append((shader, pipeline, layout))
         self._variants[array_windows] = variant
         return variant
+
+    def _final_ir(self) -> Kernel:
+        if self._cached is not None:  # a cache hit that needs shaders the cache did not keep
+            self.kernel, self._cached = self._cached.final_ir(), None
+        return self.kernel
 
     # --- launching ----------------------------------------------------------------------
 

@@ -33,6 +33,32 @@ class TaskShader:
     groups: int  # workgroups to dispatch (0: nothing to run)
     writes: set[str] = field(default_factory=set)  # resources the task may write
 
+    def to_json(self) -> dict:
+        """What the offline cache stores of this task (see `from_json`)."""
+        return {
+            "wgsl": self.wgsl,
+            "bindings": [
+                [b.index, b.resource, b.view, b.window, b.writable] for b in self.bindings
+            ],
+            "serial": self.serial,
+            "groups": self.groups,
+            "writes": sorted(self.writes),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> TaskShader:
+        """The task `to_json` stored; KeyError, TypeError or ValueError if it is damaged."""
+        bindings = [
+            Binding(int(i), str(r), str(v), int(w), bool(x)) for i, r, v, w, x in data["bindings"]
+        ]
+        return cls(
+            str(data["wgsl"]),
+            bindings,
+            bool(data["serial"]),
+            int(data["groups"]),
+            set(data["writes"]),
+        )
+
 
 def build_shaders(
     kernel: Kernel, caps: Caps, args: ArgsLayout, windows: dict[str, int]
