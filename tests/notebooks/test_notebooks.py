@@ -19,6 +19,7 @@ LIMITS = {
     "01_tour.ipynb": 90,
     "02_compiler_stages.ipynb": 90,
     "03_visual_debugging.ipynb": 90,
+    "04_autodiff.ipynb": 90,
     "06_cpu_vs_gpu.ipynb": 150,
 }
 CELL_LIMIT = 90
