@@ -10,6 +10,7 @@ runs their adjoints in reverse order; `FwdMode` runs them in forward mode instea
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -73,6 +74,13 @@ class Tape(_Scope):
         super().__init__()
         self.loss, self.clear_gradients = loss, clear_gradients
         self.entered = self.evaluated = False
+        self.validation = validation and impl.get_program().config.debug
+        if validation and not self.validation:
+            warnings.warn(
+                "Debug mode is disabled, autodiff valid check will not work. Please specify "
+                "`ti.init(debug=True)` to enable the check.",
+                stacklevel=2,
+            )
 
     def __enter__(self) -> Tape:
         if self.entered:
@@ -82,6 +90,8 @@ class Tape(_Scope):
             _check_loss(self.loss)
             if self.clear_gradients:
                 clear_all_gradients()
+            if self.validation:
+                clear_all_gradients("checkbit")
             self.loss.fill(0.0)
         self._open()
         return self
@@ -93,6 +103,14 @@ class Tape(_Scope):
 
     def insert(self, func: Any, args: tuple) -> None:
         self.calls.append((func, args))
+
+    def intercept(self, kernel: Any, args: tuple) -> bool:
+        """Record the launch; with validation, run the checking version of the kernel."""
+        super().intercept(kernel, args)
+        return self.validation and getattr(kernel, "autodiff_mode", "none") == "none"
+
+    def run_instead(self, kernel: Any, args: tuple) -> Any:
+        return twin(kernel, "validation")(*args)
 
     def grad(self) -> None:
         """Set `loss.grad` to 1 and run the recorded adjoints, last launch first."""

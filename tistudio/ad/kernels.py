@@ -12,7 +12,7 @@ from typing import Any
 
 from tistudio.lang.kernel import Kernel
 
-SUFFIX = {"reverse": "_reverse_grad", "forward": "_forward_grad"}
+SUFFIX = {"reverse": "_reverse_grad", "forward": "_forward_grad", "validation": "_validate_grad"}
 
 
 class AutodiffKernel(Kernel):

@@ -6,13 +6,15 @@ gradient (`y.grad`) times a local derivative into the gradients of the inputs (`
 parallel loop body (or a kernel with no loop) is differentiated on its own, and top-level loops
 run in reverse order. Values that a reversed serial loop needs from every iteration are recorded
 on autodiff stacks (`stack push` / `stack load top` / `stack pop`). Forward mode instead carries
-a derivative (`x.dual`) next to every value, in program order.
+a derivative (`x.dual`) next to every value, in program order. Validation mode (debug) checks
+Taichi's global data access rule while the forward kernels run.
 """
 
 from __future__ import annotations
 
 from tistudio.ir.statements import RangeFor, StructFor
 from tistudio.ir.stmt import Kernel, Stmt
+from tistudio.passes.autodiff import validation
 from tistudio.passes.autodiff.common import forbid
 from tistudio.passes.autodiff.forward import ForwardBlock
 from tistudio.passes.autodiff.reverse import ReverseBlock
@@ -24,6 +26,9 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
     mode = kernel.autodiff_mode
     if mode == "none":
         return False
+    if mode == "validation":  # a forward kernel under Tape(validation=True)
+        validation.instrument(kernel)
+        return True
     loops = [s for s in kernel.body if isinstance(s, (RangeFor, StructFor))]
     if not loops:  # a serial kernel is one independent block
         _differentiate(kernel.body, mode)
