@@ -2,9 +2,9 @@
 
 `GpuDevice.open()` picks an adapter (Vulkan first, a discrete GPU before an integrated one and
 before a CPU rasteriser such as Mesa's lavapipe; then Metal and D3D12; OpenGL last), asks for
-the optional features the compiler uses (f64, i64, f32 and i64 atomics, immediates, timestamps)
-and the adapter's full limits. Creating a device costs 0.1-0.4 s, so a process opens one and
-every `ti.init(arch=ti.gpu)` shares it (`default_device`).
+the optional features the compiler uses (f16, f64, i64, f32 and i64 atomics, immediates,
+timestamps) and the adapter's full limits. Creating a device costs 0.1-0.4 s, so a process
+opens one and every `ti.init(arch=ti.gpu)` shares it (`default_device`).
 
 Launches are asynchronous, as in Taichi: dispatches are recorded into one open compute pass and
 submitted together when the host needs a result (`read`, `sync`), before a host-to-device copy
@@ -24,6 +24,7 @@ from tistudio.backends.webgpu.resources import UNIFORM, Binding, Caps
 log = logging.getLogger("tistudio")
 
 WANTED_FEATURES = (
+    "shader-f16",
     "shader-f64",
     "shader-int64",
     "shader-float32-atomic",

@@ -160,7 +160,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         self.uses_args = True
         reg = self.reg(stmt, stmt.ret_type)
         raw = f"args.{member}"
-        self.values[stmt] = f"({raw} != 0u)" if reg == "bool" else raw
+        self.values[stmt] = {"bool": f"({raw} != 0u)", "f16": f"f16({raw})"}.get(reg, raw)
 
     def emit_UnaryOp(self, stmt: s.UnaryOp) -> None:
         src, dst = stmt.operand.ret_type, stmt.ret_type

@@ -7,7 +7,7 @@ word: a load extracts their bits, and a store changes only their bits with `atom
 writes. Atomics are native where WGSL has them (`atomicAdd` on `i32`/`u32`, on `f32` with
 `shader-float32-atomic`, on 64-bit integers with `shader-int64-atomic-all-ops`) and otherwise
 a compare-exchange loop on the integer bits of the value (`mul`, float `max`/`min`, `f64`,
-narrow types).
+narrow types and `f16`, which change their half of a `u32` word).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class MemoryEmitter:
     def access(self, ptr: Ptr, view: str, write: bool, body: Callable[[str], list[str]]) -> None:
         """Emit `body(ref)` for the element of `view` at `ptr`, `ref` being `name[index]`;
         a windowed buffer gets one branch per window."""
-        shift = 2 if view_bytes(view) == 4 else 3
+        shift = view_bytes(view).bit_length() - 1
         constant = re.fullmatch(r"(\d+)u", ptr.offset)
         index = f"{int(constant[1]) >> shift}u" if constant else f"({ptr.offset} >> {shift}u)"
         self.resources.use(ptr.resource, view, write)
@@ -142,7 +142,7 @@ class MemoryEmitter:
 
     def cas_loop(self, name: str, op: A, ptr: Ptr, dtype: PrimitiveType, value: str) -> None:
         """Compare-exchange on the bits of the word holding `*ptr` until no thread interfered."""
-        narrow = wgsl.is_narrow(dtype) or dtype.kind == "bool"
+        narrow = wgsl.is_narrow(dtype) or dtype.kind == "bool" or dtype.name == "f16"
         if dtype.bits == 64 and not self.resources.caps.has("shader-int64-atomic-all-ops"):
             raise Unexpressible(
                 f"atomic {op.value} on {dtype} needs the adapter feature "
@@ -195,6 +195,8 @@ def _pattern(value: str, dtype: PrimitiveType) -> str:
     """The value's bits, zero-extended into a u32."""
     if dtype.kind == "bool":
         return f"select(0u, 1u, {value})"
+    if dtype.name == "f16":
+        return f"pack2x16float(vec2<f32>(f32({value}), 0.0f))"
     return wgsl.narrow_unsigned(value, dtype)
 
 
@@ -203,6 +205,8 @@ def _extract(word: str, ptr: Ptr, dtype: PrimitiveType) -> str:
     shift = f"(({ptr.offset} & 3u) * 8u)"
     if dtype.kind == "bool":
         return f"((({word} >> {shift}) & 0xffu) != 0u)"
+    if dtype.name == "f16":
+        return f"f16(unpack2x16float({word} >> {shift}).x)"
     if dtype.kind == "int":
         up = 32 - dtype.bits
         return f"(bitcast<i32>({word} << ({up}u - {shift})) >> {up}u)"

@@ -39,6 +39,7 @@ class Caps:
 
 
 VIEW_ELEMENT = {
+    "f16": "f16",
     "i32": "i32",
     "u32": "u32",
     "f32": "f32",
@@ -55,6 +56,8 @@ UNIFORM = "uniform"  # the view of the `args` uniform buffer (not a storage arra
 
 
 def view_bytes(view: str) -> int:
+    if view == "f16":
+        return 2
     return 8 if view.endswith("64") else 4
 
 
@@ -127,6 +130,7 @@ _ARG_FORMAT = {
     "u32": ("u32", "I"),
     "i64": ("i64", "q"),
     "u64": ("u64", "Q"),
+    "f16": ("f32", "f"),  # the shader converts it (immediates have no 16-bit member)
     "f32": ("f32", "f"),
     "f64": ("f64", "d"),
 }

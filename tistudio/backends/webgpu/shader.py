@@ -8,6 +8,7 @@ task; for a range_for, the number of workgroups of its grid-stride loop, or the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from tistudio.backends.errors import UnsupportedOnBackend
@@ -58,6 +59,9 @@ class TaskShader:
             int(data["groups"]),
             set(data["writes"]),
         )
+
+
+_F16 = re.compile(r"\bf16\b")
 
 
 def build_shaders(
@@ -158,6 +162,9 @@ def _tls_slots(task: s.Offloaded) -> dict[int, object]:
 
 def _module_text(e: TaskEmitter, entry: list[str], args_binding: int) -> str:
     lines = [f"// {e.title}"]
+    code = (text for text in e.body + e.helpers if not text.lstrip().startswith("//"))
+    if e.caps.has("shader-f16") and any(_F16.search(text) for text in code):
+        lines.append("enable f16;")
     if e.uses_args:
         lines += e.args.declaration(args_binding)
     lines += e.resources.declarations()

@@ -1,10 +1,14 @@
 """IR types, constants, operators and casts as WGSL text.
 
 WGSL has 32-bit scalars (`i32`, `u32`, `f32`, `bool`) and, with the adapter features
-`shader-int64` / `shader-f64`, `i64`, `u64` and `f64`. The IR's narrow integers live in 32-bit
-registers: `i8`/`i16` sign-extended in an `i32`, `u8`/`u16` zero-extended in a `u32`, and every
-operator that could leave the narrow range is followed by `narrow()` (a shift pair or a mask), so
-values wrap exactly as the CPU back end's `i8` arithmetic does. Operators are tables of format
+`shader-int64` / `shader-f64` / `shader-f16`, `i64`, `u64`, `f64` and `f16`. `f16` adds,
+subtracts and multiplies natively (exactly rounded on every GPU); division, square roots,
+transcendental functions and `pow` go through `f32` and round back, which is what the CPU back
+end's LLVM `half` does, so both agree bit for bit where GPUs' native `f16` math would not.
+The IR's narrow integers live in 32-bit registers: `i8`/`i16` sign-extended in an `i32`,
+`u8`/`u16` zero-extended in a `u32`, and every operator that could leave the narrow range is
+followed by `narrow()` (a shift pair or a mask), so values wrap exactly as the CPU back end's
+`i8` arithmetic does. Operators are tables of format
 strings keyed by op (and kind where WGSL differs); what needs more than one expression (guarded
 division, Taichi's rounding, casts) is a small function. `None` means "not expressible", which
 the emitter turns into `UnsupportedOnBackend`.
@@ -31,18 +35,25 @@ WGSL_TYPE = {
     "u32": "u32",
     "i64": "i64",
     "u64": "u64",
+    "f16": "f16",
     "f32": "f32",
     "f64": "f64",
 }
 
 # the adapter feature a type needs, and the IR types that need it
-TYPE_FEATURE = {"i64": "shader-int64", "u64": "shader-int64", "f64": "shader-f64"}
+TYPE_FEATURE = {
+    "i64": "shader-int64",
+    "u64": "shader-int64",
+    "f64": "shader-f64",
+    "f16": "shader-f16",
+}
 
-_SUFFIX = {"i32": "i", "u32": "u", "i64": "li", "u64": "lu", "f32": "f", "f64": "lf"}
+_SUFFIX = {"i32": "i", "u32": "u", "i64": "li", "u64": "lu", "f16": "h", "f32": "f", "f64": "lf"}
+_NP_FLOAT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 
 
 def wgsl_type(dtype: PrimitiveType) -> str | None:
-    """The register type of `dtype` (`i8` -> `i32`), or None (f16 has no register type here)."""
+    """The register type of `dtype` (`i8` -> `i32`), or None."""
     return WGSL_TYPE.get(dtype.name)
 
 
@@ -77,11 +88,14 @@ def literal(value: int | float | bool, dtype: PrimitiveType) -> str:
 
 def _float_literal(value: float, dtype: PrimitiveType) -> str:
     reg = WGSL_TYPE[dtype.name]
-    np_type = np.float32 if reg == "f32" else np.float64
+    np_type = _NP_FLOAT[reg]
     stored = np_type(value)
     tiny = np.finfo(np_type).tiny
     if not math.isfinite(value) or (value != 0 and abs(stored) < tiny):
         # no literal spells inf, NaN or a subnormal: give the bits
+        if reg == "f16":  # WGSL has no 16-bit integer to bitcast from
+            bits = int(np.array(stored).view(np.uint16))
+            return f"f16(unpack2x16float({bits}u).x)"
         int_type = ("u32", np.uint32) if reg == "f32" else ("u64", np.uint64)
         bits = int(np.array(stored).view(int_type[1]))
         return f"bitcast<{reg}>({bits}{_SUFFIX[int_type[0]]})"
@@ -134,6 +148,16 @@ BOOL_BINARY: dict[B, str] = {  # one-bit arithmetic wraps mod 2: + and - are xor
     B.cmp_eq: "({a} == {b})",
     B.cmp_ne: "({a} != {b})",
 }
+_F32 = PrimitiveType("f32", 32, "float")
+# f16 operations computed in f32 and rounded back (see the module docstring)
+_F16_THROUGH_F32 = {B.div, B.pow, B.atan2}
+_F16_NATIVE_UNARY = {U.neg, U.abs, U.sgn, U.floor, U.ceil}
+
+
+def _through_f32(expr: str | None) -> str | None:
+    return None if expr is None else f"f16({expr})"
+
+
 # operators whose result can leave a narrow integer's range
 _WRAPS = {B.add, B.sub, B.mul, B.bit_shl}
 _SHIFT = {B.bit_shl: "<<", B.bit_shr: ">>", B.bit_sar: ">>"}
@@ -147,6 +171,8 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
             a, b = f"u32({a})", f"u32({b})"
             fmt = WGSL_BINARY[op]
         return None if fmt is None else fmt.format(a=a, b=b)
+    if dtype.name == "f16" and op in _F16_THROUGH_F32:
+        return _through_f32(binary(op, _F32, f"f32({a})", f"f32({b})"))
     if dtype.is_float:
         fmt = FLOAT_BINARY.get(op) or WGSL_BINARY.get(op)
         if fmt is None or op.is_bitwise:
@@ -234,6 +260,8 @@ def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
         return cast_bits(src, dst, x)
     if op is U.logic_not:
         return cast_value(PrimitiveType("u1", 1, "bool"), dst, f"({x} == {zero(src)})")
+    if src.name == "f16" and op not in _F16_NATIVE_UNARY:
+        return _through_f32(unary(op, _F32, _F32, f"f32({x})"))
     if src.is_float:
         if (op in F32_ONLY_MATH and src.bits == 64) or op in (U.asin, U.acos):
             return f"ti_{op.value}_{WGSL_TYPE[src.name]}({x})"  # see f64math.py
@@ -319,16 +347,51 @@ def _float_to_int(src: PrimitiveType, dst: PrimitiveType, x: str) -> str:
     pattern for negative values, as the CPU back end does; wider values saturate."""
     dreg = WGSL_TYPE[dst.name]
     if is_narrow(dst):
-        through = f"i32({x})" if dst.kind == "int" else f"u32(i32({x}))"
-        return narrow(through, dst)
+        through = _saturated("i32", src, x)
+        return narrow(through if dst.kind == "int" else f"u32({through})", dst)
     if dst.name == "u32":
-        return f"select(u32({x}), u32(i32({x})), {x} < {zero(src)})"
-    return f"{dreg}({x})"
+        return _float_to_u32(src, x)
+    return _saturated(dreg, src, x)
+
+
+def _float_to_u32(src: PrimitiveType, x: str) -> str:
+    """The CPU's u32: the low 32 bits of a saturated i64. From 2^31 in magnitude a float is a
+    multiple of 256 (f32), so `t - floor(t / 2^32) * 2^32` is exact there; below, `u32`, or
+    the i32 pattern for negatives. From 2^63 up all ones; NaN is 0."""
+    small = f"select(u32({x}), u32(i32({x})), {x} < {zero(src)})"
+    t, word = f"trunc({x})", literal(2.0**32, src)
+    wrapped = f"u32({t} - floor({t} / {word}) * {word})"
+    value = f"select({small}, {wrapped}, abs({x}) >= {literal(2.0**31, src)})"
+    value = f"select({value}, 0xffffffffu, {x} >= {literal(2.0**63, src)})"
+    return f"select({value}, 0u, {_is_nan(src, x)})"
+
+
+def _saturated(reg: str, src: PrimitiveType, x: str) -> str:
+    """`reg(x)` saturating as LLVM's `fptosi.sat`/`fptoui.sat` on the CPU: NaN is 0, and from
+    2^(bits-1) (2^64 for u64) up the integer's maximum. WGSL's own conversion stops at the
+    largest float below that maximum (2147483520 for f32 -> i32), so the top is selected."""
+    dst = PrimitiveType(reg, 64 if reg.endswith("64") else 32, "int" if reg[0] == "i" else "uint")
+    top = 2.0 ** (dst.bits - 1 if dst.kind == "int" else dst.bits)
+    highest = (1 << (dst.bits - 1 if dst.kind == "int" else dst.bits)) - 1
+    value = f"select({reg}({x}), {literal(highest, dst)}, {x} >= {literal(top, src)})"
+    return f"select({value}, {zero(dst)}, {_is_nan(src, x)})"
+
+
+def _is_nan(src: PrimitiveType, x: str) -> str:
+    """NaN by its bits: drivers may fold `x != x` to false."""
+    if src.bits == 64:
+        return f"((bitcast<u64>({x}) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu)"
+    bits = f"bitcast<u32>({x})" if src.bits == 32 else f"bitcast<u32>(f32({x}))"
+    return f"(({bits} & 0x7fffffffu) > 0x7f800000u)"
 
 
 def cast_bits(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
     if src.bits != dst.bits or "bool" in (src.kind, dst.kind):
         return None
+    if src.name == "f16":  # its 16 bits, through a u32 (WGSL has no 16-bit integers)
+        return narrow(f"{WGSL_TYPE[dst.name]}(pack2x16float(vec2<f32>(f32({x}), 0.0f)))", dst)
+    if dst.name == "f16":
+        return f"f16(unpack2x16float(u32({x}) & 0xffffu).x)"
     if is_narrow(src):
         return resize_int(src, dst, x)
     return f"bitcast<{WGSL_TYPE[dst.name]}>({x})"
