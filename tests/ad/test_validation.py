@@ -85,3 +85,31 @@ def test_validation_without_debug_warns() -> None:
     with pytest.warns(UserWarning, match="debug=True"):
         ti.ad.Tape(loss=loss, validation=True)
     ti.reset()
+
+
+
+def _in_place_kernel():
+    x = ti.field(ti.f32, shape=4, needs_grad=True, name="x")
+
+    @ti.kernel
+    def in_place():
+        for i in x:
+            x[i] = x[i] * 2.0
+
+    return in_place
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_grad_of_an_in_place_update_is_refused_in_debug_mode(debug: bool) -> None:
+    """Without a Tape, debug mode still refuses `x[i] = f(x[i])` when compiling the adjoint
+    (release mode compiles it, and the gradient is wrong, as in Taichi)."""
+    ti.init(arch=ti.cpu, debug=debug)
+    in_place = _in_place_kernel()
+    in_place()
+    if debug:
+        with pytest.raises(ti.TaichiSyntaxError) as info:
+            in_place.grad()
+        assert "field 'x'" in str(info.value) and "x[i] = x[i] * 2.0" in str(info.value)
+    else:
+        in_place.grad()
+    ti.reset()

@@ -31,11 +31,11 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
         return True
     loops = [s for s in kernel.body if isinstance(s, (RangeFor, StructFor))]
     if not loops:  # a serial kernel is one independent block
-        _differentiate(kernel.body, mode)
+        _differentiate(kernel.body, mode, ctx.config.debug)
         return True
     _check_simplicity(kernel, loops)
     for loop in loops:
-        _differentiate(loop.body, mode)
+        _differentiate(loop.body, mode, ctx.config.debug)
     if mode == "reverse":  # the last loop's gradients are needed first
         rest = [s for s in kernel.body if s not in loops]
         kernel.body.take_all()
@@ -43,8 +43,10 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
     return True
 
 
-def _differentiate(block, mode: str) -> None:  # noqa: ANN001
+def _differentiate(block, mode: str, debug: bool) -> None:  # noqa: ANN001
     if mode == "reverse":
+        if debug:
+            validation.check_overwrites(block)
         ReverseBlock(block).run()
     else:
         ForwardBlock(block).run()

@@ -19,14 +19,38 @@ from tistudio.ir.statements import (
     GlobalStore,
     const_of,
 )
-from tistudio.ir.stmt import Kernel, Stmt
+from tistudio.ir.stmt import Block, Kernel, Stmt, walk
 from tistudio.ir.types import PointerType, i32, u1
+from tistudio.passes.autodiff.common import forbid
 
 _MESSAGE = (
     "Breaks the global data access rule: {name} at {where} is written here after it was read "
     "(by this or an earlier kernel under the Tape), so its gradient would be wrong; keep the "
     "value that was read and write a new field, or accumulate with +="
 )
+
+_OVERWRITE = (
+    "Breaks the global data access rule: this store overwrites an element of {name} that the "
+    "kernel has read, so its gradient would be wrong; keep the value that was read and write "
+    "a new field, or accumulate with +="
+)
+
+
+def check_overwrites(block: Block) -> None:
+    """Debug mode, reverse mode, at compile time: a store into `x[I]` after a load of `x[I]`
+    with the very same index values breaks the rule for certain (`x[i] = x[i] * 2`)."""
+    loaded: set[tuple] = set()
+    for stmt in walk(block):
+        ptr = getattr(stmt, "ptr", None)
+        if not isinstance(ptr, GlobalPtr) or ptr.snode.adjoint is None:
+            continue
+        key = (ptr.snode, *ptr.indices)
+        if isinstance(stmt, GlobalLoad):
+            loaded.add(key)
+        elif isinstance(stmt, GlobalStore) and key in loaded:
+            snode = ptr.snode
+            name = f"field '{snode.name}'" if snode.name else f"field {snode.ref()}"
+            forbid(stmt, _OVERWRITE.format(name=name))
 
 
 def instrument(kernel: Kernel) -> None:
