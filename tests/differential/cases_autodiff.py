@@ -377,3 +377,40 @@ def case_ad_integer_fields_and_casts(ti):
     out.grad.fill(1.0)
     compute.grad()
     return {"hits": hits[None], **_grads(table, x, out)}
+
+
+def case_ad_struct_field(ti):
+    """A struct field with needs_grad: every member gets a gradient."""
+    ti.init(arch=ti.cpu)
+    particle = ti.types.struct(pos=ti.math.vec2, mass=ti.f32)
+    ps = particle.field(shape=4, needs_grad=True)
+    loss = ti.field(ti.f32, shape=(), needs_grad=True)
+
+    @ti.kernel
+    def energy():
+        for i in ps:
+            p = ps[i]
+            loss[None] += p.mass * p.pos.dot(p.pos)
+
+    ps.pos.from_numpy(np.arange(8, dtype=np.float32).reshape(4, 2) * 0.25)
+    ps.mass.from_numpy(np.array([1.0, 2.0, 0.5, 3.0], np.float32))
+    with ti.ad.Tape(loss=loss):
+        energy()
+    return {"pos_grad": ps.pos.grad.to_numpy(), "mass_grad": ps.mass.grad.to_numpy()}
+
+
+def case_ad_integer_needs_grad_is_refused(ti):
+    """needs_grad on an integer field, or on a struct with an integer member, is an error."""
+    ti.init(arch=ti.cpu)
+    errors = {}
+    for label, make in (
+        ("field", lambda: ti.field(ti.i32, shape=4, needs_grad=True)),
+        ("dual", lambda: ti.field(ti.i32, shape=4, needs_dual=True)),
+        ("struct", lambda: ti.types.struct(a=ti.f32, b=ti.i32).field(shape=2, needs_grad=True)),
+    ):
+        try:
+            make()
+            errors[label] = "none"
+        except Exception as e:  # noqa: BLE001 - the kind of error is the result
+            errors[label] = f"{type(e).__name__}: {e}"
+    return errors

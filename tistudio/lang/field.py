@@ -216,8 +216,14 @@ def place_companions(fields: list[Field], shape: tuple[int, ...], flags: dict[st
     for kind in ("grad", "dual"):
         if flags.get(f"needs_{kind}"):
             companions = [getattr(f, kind) for f in fields]
-            if None in companions:
-                raise TypeError(f"needs_{kind}=True needs a real (float) dtype")
+            if None in companions:  # Taichi's words
+                from tistudio.frontend.errors import TaichiRuntimeError
+
+                dtype = fields[companions.index(None)].dtype
+                raise TaichiRuntimeError(
+                    f"{dtype} is not supported for field with `needs_grad=True` or "
+                    "`needs_dual=True`."
+                )
             root.dense(Axis(*range(len(shape))), shape).place(*companions)
     if flags.get("needs_grad") and impl.get_program().config.debug:
         for f in fields:  # Taichi's adjoint checkbit, an i32 (GPU atomics have no u8)
