@@ -16,6 +16,7 @@ from tistudio.ir.types import parse_type
 CAPS = Caps(
     features=frozenset({"shader-f64", "shader-int64", "shader-float32-atomic", "immediates"}),
     max_storage_buffers=32,
+    vectorize=False,  # the scalar code; the vec4 loops have their tests in test_vectorize.py
 )
 
 

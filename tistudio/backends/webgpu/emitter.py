@@ -72,6 +72,9 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         self.hoisted: set[Stmt] = set()
         self.last_line: tuple[str, int] | None = None
         self.counter = 0
+        # the lanes of a vec4 loop: loads and stores served by vectors (see vectorize.py)
+        self.lane_loads: dict[Stmt, str] = {}
+        self.lane_stores: dict[Stmt, str] = {}
 
     # --- text ---------------------------------------------------------------------------
 
@@ -216,6 +219,9 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     def emit_GlobalLoad(self, stmt: s.GlobalLoad) -> None:
         if stmt in self.hoisted:
             return
+        if stmt in self.lane_loads:
+            self.let(stmt, self.lane_loads[stmt])
+            return
         if stmt.ptr in self.locals:
             self.let(stmt, self.locals[stmt.ptr])
             return
@@ -226,8 +232,8 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
 
     def emit_GlobalStore(self, stmt: s.GlobalStore) -> None:
         value = self.value(stmt.value)
-        if stmt.ptr in self.locals:
-            self.line(f"{self.locals[stmt.ptr]} = {value};")
+        if stmt.ptr in self.locals or stmt in self.lane_stores:
+            self.line(f"{self.locals.get(stmt.ptr) or self.lane_stores[stmt]} = {value};")
             return
         self.reg(stmt, stmt.value.ret_type)
         self.store_global(self.ptrs[stmt.ptr], stmt.value.ret_type, value)

@@ -32,6 +32,7 @@ class Caps:
     max_storage_buffers: int = 8
     workgroup_size: int = 256
     max_groups: int = 65535  # workgroups of a range_for; larger ranges stride over the grid
+    vectorize: bool = True  # vec4 access in simple elementwise loops (see vectorize.py)
     description: str = "(no adapter)"
 
     def has(self, feature: str) -> bool:
@@ -51,6 +52,9 @@ VIEW_ELEMENT = {
     "af32": "atomic<f32>",
     "ai64": "atomic<i64>",
     "au64": "atomic<u64>",
+    "v4f32": "vec4<f32>",  # four consecutive elements (see vectorize.py)
+    "v4i32": "vec4<i32>",
+    "v4u32": "vec4<u32>",
 }
 UNIFORM = "uniform"  # the view of the `args` uniform buffer (not a storage array)
 
@@ -58,6 +62,8 @@ UNIFORM = "uniform"  # the view of the `args` uniform buffer (not a storage arra
 def view_bytes(view: str) -> int:
     if view == "f16":
         return 2
+    if view.startswith("v4"):
+        return 16
     return 8 if view.endswith("64") else 4
 
 

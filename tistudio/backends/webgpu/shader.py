@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from tistudio.backends.errors import UnsupportedOnBackend
-from tistudio.backends.webgpu import wgsl
+from tistudio.backends.webgpu import vectorize, wgsl
 from tistudio.backends.webgpu.emitter import BACKEND, TaskEmitter
 from tistudio.backends.webgpu.memory import Ptr
 from tistudio.backends.webgpu.resources import UNIFORM, ArgsLayout, Binding, Caps
@@ -87,14 +87,15 @@ def _build_task(e: TaskEmitter) -> TaskShader:
         entry = ["@compute @workgroup_size(1)", "fn main() {"]
         groups, serial = 1, True
     elif task.task_type is TaskType.range_for:
-        _range_for_body(e)
+        lanes = vectorize.plan(task, e.caps)
+        _range_for_body(e, lanes)
         entry = [
             f"@compute @workgroup_size({e.caps.workgroup_size})",
             "fn main(@builtin(global_invocation_id) gid: vec3<u32>,",
             "        @builtin(local_invocation_index) lid: u32,",
             "        @builtin(num_workgroups) groups: vec3<u32>) {",
         ]
-        groups, serial = _groups(task, e.caps), False
+        groups, serial = _groups(task, e.caps, 1 if lanes is None else vectorize.LANES), False
     else:
         raise UnsupportedOnBackend(task, BACKEND, "struct_for tasks must be demoted")
     bindings = e.resources.bindings()
@@ -111,7 +112,7 @@ def _build_task(e: TaskEmitter) -> TaskShader:
     return TaskShader(text, bindings, serial, groups, set(e.resources.writable))
 
 
-def _range_for_body(e: TaskEmitter) -> None:
+def _range_for_body(e: TaskEmitter, lanes: vectorize.Lanes | None) -> None:
     task = e.task
     for offset, dtype in _tls_slots(task).items():
         e.line(f"var tls{offset}: {e.reg(task, dtype)};")
@@ -125,9 +126,13 @@ def _range_for_body(e: TaskEmitter) -> None:
         e.line(f"let count: u32 = {max(0, task.end - task.begin)}u;")
     else:
         e.line(f"let count: u32 = select(0u, u32({end} - {begin}), {end} > {begin});")
-    e.line(f"for (var k: u32 = gid.x; k < count; k = k + {stride}) {{")
     index = f"{e.name_of(task)}_i"
     e.loop_vars[task] = index
+    start = "gid.x"
+    if lanes is not None:  # four indices per step, then the rest one by one
+        vectorize.emit_lanes(e, lanes, begin, stride, index)
+        start = f"{lanes.count // vectorize.LANES * vectorize.LANES}u + gid.x"
+    e.line(f"for (var k: u32 = {start}; k < count; k = k + {stride}) {{")
     with e.indent():
         first = "i32(k)" if begin == "0i" else f"{begin} + i32(k)"
         e.line(f"let {index}: i32 = {first};")
@@ -144,10 +149,10 @@ def _bound(e: TaskEmitter, const: bool, value: int, name: str) -> str:
     return name
 
 
-def _groups(task: s.Offloaded, caps: Caps) -> int:
+def _groups(task: s.Offloaded, caps: Caps, lanes: int) -> int:
     if not (task.const_begin and task.const_end):
         return caps.max_groups
-    n = task.end - task.begin
+    n = -(-(task.end - task.begin) // lanes)  # invocations: each takes `lanes` indices
     return min(-(-n // caps.workgroup_size), caps.max_groups) if n > 0 else 0
 
 

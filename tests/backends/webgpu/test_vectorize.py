@@ -1,0 +1,199 @@
+"""vec4 access in simple elementwise loops (`backends/webgpu/vectorize.py`): the WGSL it writes,
+when it must not apply, and the same results as the scalar loop on lavapipe."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import tistudio as ti
+from tests.backends.webgpu.test_emitter import CAPS, accepted, range_task, shaders, tree
+from tistudio.lang import impl
+
+VEC4 = replace(CAPS, vectorize=True)
+
+DOUBLE = """
+<*f32> $7 = get child [S2place<f32>] $6
+<f32> $8 = global load $7
+<f32> $9 = const 2.0
+<f32> $10 = mul $8 $9
+$11 : global store [$7 <- $10]
+"""
+
+GOLDEN = textwrap.dedent(
+    """\
+    // kernel k, task 0: offloaded range_for(0, 10)
+    @group(0) @binding(0) var<storage, read_write> tree0_v4f32: array<vec4<f32>>;
+    @group(0) @binding(1) var<storage, read_write> tree0_f32: array<f32>;
+
+    @compute @workgroup_size(256)
+    fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32,
+            @builtin(num_workgroups) groups: vec3<u32>) {
+        let count: u32 = 10u;
+        for (var k4: u32 = gid.x; k4 < 2u; k4 = k4 + groups.x * 256u) {
+            let field2_x4 = tree0_v4f32[((k4 * 16u) >> 4u)];
+            var field2_new: vec4<f32>;
+            {
+                let s0_i: i32 = i32(k4 * 4u + 0u);
+                let s1: i32 = s0_i;
+                let s6: u32 = u32(s1) * 4u;
+                let s8: f32 = field2_x4[0];
+                let s10: f32 = (s8 * 2.0f);
+                field2_new[0] = s10;
+            }
+            {
+                let s0_i: i32 = i32(k4 * 4u + 1u);
+                let s1: i32 = s0_i;
+                let s6: u32 = u32(s1) * 4u;
+                let s8: f32 = field2_x4[1];
+                let s10: f32 = (s8 * 2.0f);
+                field2_new[1] = s10;
+            }
+            {
+                let s0_i: i32 = i32(k4 * 4u + 2u);
+                let s1: i32 = s0_i;
+                let s6: u32 = u32(s1) * 4u;
+                let s8: f32 = field2_x4[2];
+                let s10: f32 = (s8 * 2.0f);
+                field2_new[2] = s10;
+            }
+            {
+                let s0_i: i32 = i32(k4 * 4u + 3u);
+                let s1: i32 = s0_i;
+                let s6: u32 = u32(s1) * 4u;
+                let s8: f32 = field2_x4[3];
+                let s10: f32 = (s8 * 2.0f);
+                field2_new[3] = s10;
+            }
+            tree0_v4f32[((k4 * 16u) >> 4u)] = field2_new;
+        }
+        for (var k: u32 = 8u + gid.x; k < count; k = k + groups.x * 256u) {
+            let s0_i: i32 = i32(k);
+            let s1: i32 = s0_i;
+            let s6: u32 = u32(s1) * 4u;
+            let s8: f32 = tree0_f32[(s6 >> 2u)];
+            let s10: f32 = (s8 * 2.0f);
+            tree0_f32[(s6 >> 2u)] = s10;
+        }
+    }
+"""
+)
+
+
+def test_golden_a_doubling_loop_takes_four_indices_per_step_then_the_rest(device):
+    (shader,) = shaders(range_task(DOUBLE, end=10), caps=VEC4, snodes=tree("f32", n=10))
+    assert shader.wgsl == GOLDEN
+    assert shader.groups == 1  # 10 indices: three invocations' work, one workgroup
+    assert [b.view for b in shader.bindings] == ["v4f32", "f32"]
+    accepted(device, shader.wgsl)
+
+
+def vec4_views(body: str, n: int = 16, *dtypes: str) -> list[str]:
+    snodes = tree(*(dtypes or ("f32",)), n=n)
+    (shader,) = shaders(range_task(body, end=n), caps=VEC4, snodes=snodes)
+    return [b.view for b in shader.bindings if b.view.startswith("v4")]
+
+
+AFTER_STORE = DOUBLE + "<f32> $12 = global load $7\n$13 : global store [$7 <- $12]"
+NEIGHBOUR = """
+<i32> $12 = const 1
+<i32> $13 = add $1 $12
+<*gen> $14 = [S1dense]::lookup($5, $13)
+<*f32> $15 = get child [S2place<f32>] $14
+<f32> $16 = global load $15
+<*f32> $7 = get child [S2place<f32>] $6
+$17 : global store [$7 <- $16]
+"""
+ATOMIC = """
+<*f32> $7 = get child [S2place<f32>] $6
+<f32> $8 = const 1.0
+<f32> $9 = atomic add($7, $8)
+"""
+BRANCH = """
+<*f32> $7 = get child [S2place<f32>] $6
+<f32> $8 = global load $7
+<u1> $9 = const true
+$10 : if $9 {
+  $11 : global store [$7 <- $8]
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "why, body",
+    [
+        ("a load after the field's store must see the store", AFTER_STORE),
+        ("the element is x[i + 1], not x[i]", NEIGHBOUR),
+        ("an atomic on the field", ATOMIC),
+        ("a branch in the body", BRANCH),
+    ],
+)
+def test_loops_that_must_stay_scalar(why, body):
+    assert vec4_views(body) == [], why
+
+
+def test_a_field_whose_cells_are_not_four_bytes_stays_scalar():
+    body = """
+    <*f32> $7 = get child [S2place<f32>] $6
+    <f32> $8 = global load $7
+    <*i32> $9 = get child [S3place<i32>] $6
+    <i32> $10 = cast_value<i32> $8
+    $11 : global store [$9 <- $10]
+    """
+    # one dense of cells holding an f32 and an i32: 8 bytes a cell, no field is x[4 * i]
+    assert vec4_views(textwrap.dedent(body), 16, "f32", "i32") == []
+
+
+def run_kernels(vectorize: bool, n: int) -> tuple[dict[str, np.ndarray], str]:
+    ti.init(arch=ti.gpu, fallback_to_cpu=False)
+    device = impl.get_program().gpu.device
+    device.caps = replace(device.caps, vectorize=vectorize)
+    x = ti.field(ti.f32, shape=n)
+    y = ti.field(ti.f32, shape=n)
+    k = ti.field(ti.i32, shape=n)
+    total = ti.field(ti.f32, shape=())
+    count = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def saxpy(a: ti.f32):
+        for i in x:
+            y[i] = a * x[i] + y[i]
+
+    @ti.kernel
+    def reduce():
+        for i in x:
+            total[None] += x[i]
+            count[None] += k[i]
+
+    @ti.kernel
+    def chain():
+        for i in k:
+            k[i] = k[i] * 3 + i
+            x[i] = ti.cast(k[i], ti.f32) + 0.5  # reads k after its store: k stays scalar
+
+    x.from_numpy(np.arange(n, dtype=np.float32) % 13)
+    y.from_numpy(np.ones(n, np.float32))
+    k.from_numpy(np.arange(n, dtype=np.int32) % 5)
+    saxpy(2.0)
+    reduce()
+    chain()
+    wgsl = saxpy.compile_report(2.0).wgsl + reduce.compile_report().wgsl
+    out = {"x": x.to_numpy(), "y": y.to_numpy(), "k": k.to_numpy()}
+    out.update(total=np.array([total[None]]), count=np.array([count[None]]))
+    device.caps = replace(device.caps, vectorize=True)
+    ti.reset()
+    return out, wgsl
+
+
+@pytest.mark.parametrize("n", [1000, 1001, 1002, 1003])  # every remainder of the lanes
+def test_vec4_loops_give_the_scalar_loops_results(device, n):
+    vector, wgsl = run_kernels(True, n)
+    scalar, plain = run_kernels(False, n)
+    assert "tree0_v4f32" in wgsl and "v4" not in plain
+    for name in scalar:
+        np.testing.assert_array_equal(vector[name], scalar[name], err_msg=name)
+    np.testing.assert_array_equal(vector["y"], 2 * (np.arange(n) % 13) + 1)
