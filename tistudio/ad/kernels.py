@@ -13,20 +13,33 @@ from typing import Any
 from tistudio.lang.kernel import Kernel
 
 SUFFIX = {"reverse": "_reverse_grad", "forward": "_forward_grad", "validation": "_validate_grad"}
+LABEL = {"reverse": ".grad", "forward": ".forward_mode", "validation": ".validation"}
 
 
 class AutodiffKernel(Kernel):
-    """The reverse-mode or forward-mode version of a `@ti.kernel`."""
+    """The reverse-mode or forward-mode version of a `@ti.kernel`, shown as `f.grad`."""
 
     def __init__(self, primal: Kernel, mode: str) -> None:
         super().__init__(primal.fn)
         self.autodiff_mode = mode
         self.primal = primal
+        self.__name__ = primal.__name__ + LABEL[mode]
+
+    def _taichi_name(self, name: str) -> str:
+        """`f.grad_c3_0` -> `f_c3_0_reverse_grad`, as Taichi names the adjoint instance."""
+        if name.startswith(self.__name__):
+            name = self.primal.__name__ + name[len(self.__name__) :]
+        suffix = SUFFIX[self.autodiff_mode]
+        return name if name.endswith(suffix) else name + suffix
 
     def _compile(self, name: str, args: tuple, specs: list, program: Any, record: bool) -> Any:
-        return super()._compile(
-            name, args, specs, _ModeProgram(program, self.autodiff_mode), record
-        )
+        name, mode = self._taichi_name(name), _ModeProgram(program, self.autodiff_mode)
+        return super()._compile(name, args, specs, mode, record)
+
+    def _instantiate(self, key: tuple, args: tuple, specs: list, program: Any) -> Any:
+        entry = super()._instantiate(key, args, specs, program)
+        entry.name = self._taichi_name(entry.name)
+        return entry
 
 
 class _ModeProgram:
@@ -41,7 +54,6 @@ class _ModeProgram:
     def compile(self, kernel: Any, *args: Any, **kwargs: Any) -> Any:
         """`Program.compile(kernel, record, echo, source, ...)` for the twin's IR."""
         kernel.autodiff_mode = self._mode
-        kernel.name += SUFFIX[self._mode]
         mark = f"\n# autodiff: {self._mode}"  # in `source`, so the offline cache keys it apart
         if len(args) >= 3:
             args = (*args[:2], args[2] + mark, *args[3:])

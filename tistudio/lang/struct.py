@@ -178,7 +178,7 @@ def _member_field(dtype: Any, name: str) -> Any:
 def struct_field(
     struct_type: StructType, shape: Any = None, name: str = "", **flags: Any
 ) -> StructField:
-    """A field of structs; `needs_grad`/`needs_dual` give its real members `.grad`/`.dual`."""
+    """A field of structs; `needs_grad`/`needs_dual` give every member `.grad`/`.dual`."""
     members = {
         n: _member_field(t, f"{name}.{n}" if name else n) for n, t in struct_type.members.items()
     }
