@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from tistudio.ad.grad_check import GradChecker
 from tistudio.ad.kernels import twin
 from tistudio.ir.snode import SNode
 from tistudio.lang import impl
@@ -74,6 +75,13 @@ class Tape(_Scope):
         super().__init__()
         self.loss, self.clear_gradients = loss, clear_gradients
         self.entered = self.evaluated = False
+        self.checker = None
+        if grad_check:
+            if not isinstance(grad_check, list):
+                raise TypeError(
+                    "grad_check should be a list of fields that need to check gradients."
+                )
+            self.checker = GradChecker(loss, grad_check)
         self.validation = validation and impl.get_program().config.debug
         if validation and not self.validation:
             warnings.warn(
@@ -121,6 +129,8 @@ class Tape(_Scope):
             if getattr(func, "grad", None) is not None:
                 func.grad(*args)
         self.evaluated = True
+        if self.checker is not None:
+            self.checker.check(self.calls)
 
 
 class FwdMode(_Scope):
