@@ -463,3 +463,61 @@ def case_ad_tape_grad_check(ti):
 
 
 case_ad_tape_grad_check.rtol = 1e-12  # exp in f64: libm vs LLVM, an ulp
+
+
+def case_ad_ndarray_gradients(ti):
+    """ti.ndarray(needs_grad=True) arguments: the adjoint kernel adds into arr.grad (which the
+    Tape does not clear, so a second Tape adds up), next to a field's gradient."""
+    ti.init(arch=ti.cpu)
+    n = 5
+    a = ti.ndarray(ti.f32, shape=n, needs_grad=True)
+    b = ti.ndarray(ti.f32, shape=n, needs_grad=True)
+    w = ti.field(ti.f32, shape=n, needs_grad=True)
+    loss = ti.field(ti.f32, shape=(), needs_grad=True)
+
+    @ti.kernel
+    def f(x: ti.types.ndarray(), y: ti.types.ndarray()):
+        for i in range(x.shape[0]):
+            y[i] = ti.sin(x[i]) * w[i]
+
+    @ti.kernel
+    def g(y: ti.types.ndarray()):
+        for i in range(y.shape[0]):
+            loss[None] += y[i] * y[i]
+
+    a.from_numpy(np.linspace(0.1, 0.9, n).astype(np.float32))
+    w.fill(2.0)
+    with ti.ad.Tape(loss=loss):
+        f(a, b)
+        g(b)
+    first = a.grad.to_numpy()
+    with ti.ad.Tape(loss=loss):
+        f(a, b)
+        g(b)
+    return {
+        "loss": loss[None],
+        "first": first,
+        "a_grad": a.grad.to_numpy(),
+        "b_grad": b.grad.to_numpy(),
+        "w_grad": w.grad.to_numpy(),
+    }
+
+
+case_ad_ndarray_gradients.rtol = 1e-5  # sin/cos on f32 (module docstring)
+
+
+def case_ad_ndarray_loss(ti):
+    """A Tape whose loss is a one-element ndarray."""
+    ti.init(arch=ti.cpu)
+    x = ti.ndarray(ti.f32, shape=4, needs_grad=True)
+    loss = ti.ndarray(ti.f32, shape=1, needs_grad=True)
+
+    @ti.kernel
+    def total(v: ti.types.ndarray(), out: ti.types.ndarray()):
+        for i in range(v.shape[0]):
+            out[0] += v[i] * v[i] * (i + 1)
+
+    x.from_numpy(np.array([1.0, -2.0, 0.5, 3.0], np.float32))
+    with ti.ad.Tape(loss=loss):
+        total(x, loss)
+    return {"loss": loss.to_numpy(), "loss_grad": loss.grad.to_numpy(), "x_grad": x.grad.to_numpy()}

@@ -183,6 +183,15 @@ class FwdMode(_Scope):
 
 def _check_loss(loss: Any) -> None:
     impl.get_program().materialize()
+    if hasattr(loss, "_ti_numpy_storage"):  # a ti.ndarray of one element
+        if loss._ti_numpy_storage.size != 1:
+            raise RuntimeError("The loss of `Tape` must be an ndarray with only one element")
+        if loss.grad is None:
+            raise RuntimeError(
+                "Gradients of loss are not allocated, please set needs_grad=True for all "
+                "ndarrays that are required by autodiff."
+            )
+        return
     if not hasattr(loss, "_ti_place_snode") or len(loss.shape) != 0:
         raise RuntimeError("The loss of `Tape` must be a 0-D field, i.e. scalar")
     if loss.grad is None or loss.grad._snode is None:

@@ -13,7 +13,7 @@ Taichi's global data access rule while the forward kernels run.
 from __future__ import annotations
 
 from tistudio.ir.statements import RangeFor, StructFor
-from tistudio.ir.stmt import Kernel, Stmt
+from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.passes.autodiff import validation
 from tistudio.passes.autodiff.common import forbid
 from tistudio.passes.autodiff.forward import ForwardBlock
@@ -31,11 +31,11 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
         return True
     loops = [s for s in kernel.body if isinstance(s, (RangeFor, StructFor))]
     if not loops:  # a serial kernel is one independent block
-        _differentiate(kernel.body, mode, ctx.config.debug)
+        _differentiate(kernel.body, kernel, ctx)
         return True
     _check_simplicity(kernel, loops)
     for loop in loops:
-        _differentiate(loop.body, mode, ctx.config.debug)
+        _differentiate(loop.body, kernel, ctx)
     if mode == "reverse":  # the last loop's gradients are needed first
         rest = [s for s in kernel.body if s not in loops]
         kernel.body.take_all()
@@ -43,13 +43,22 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
     return True
 
 
-def _differentiate(block, mode: str, debug: bool) -> None:  # noqa: ANN001
-    if mode == "reverse":
-        if debug:
+def _differentiate(block: Block, kernel: Kernel, ctx: PassContext) -> None:
+    if kernel.autodiff_mode == "reverse":
+        if ctx.config.debug:
             validation.check_overwrites(block)
-        ReverseBlock(block).run()
+        ReverseBlock(block, _grad_arguments(kernel)).run()
     else:
         ForwardBlock(block).run()
+
+
+def _grad_arguments(kernel: Kernel) -> dict[int, int]:
+    """ndarray parameter -> the parameter holding its `.grad` (`arr.grad`, added by the twin
+    kernel after the declared parameters)."""
+    index = {p.name: k for k, p in enumerate(kernel.params)}
+    return {
+        k: index[f"{p.name}.grad"] for k, p in enumerate(kernel.params) if f"{p.name}.grad" in index
+    }
 
 
 def _check_simplicity(kernel: Kernel, loops: list[Stmt]) -> None:

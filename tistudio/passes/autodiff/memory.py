@@ -10,34 +10,48 @@ leaves the primal outputs as they are; fields without gradients keep theirs, as 
 from __future__ import annotations
 
 from tistudio.ir.ops import AtomicOpType, UnaryOpType
-from tistudio.ir.statements import Alloca, AtomicOp, GlobalLoad, GlobalPtr, GlobalStore
+from tistudio.ir.statements import (
+    Alloca,
+    AtomicOp,
+    ExternalPtr,
+    GlobalLoad,
+    GlobalPtr,
+    GlobalStore,
+)
 from tistudio.ir.stmt import Stmt
-from tistudio.passes.autodiff.common import companion, forbid, pointee
+from tistudio.passes.autodiff.common import forbid, pointee
 from tistudio.passes.autodiff.rules import is_real
 
 
 class MemoryAdjoints:
     """Mixed into `ReverseBlock`, whose `emit`, `primal`, `accumulate`, `read_adjoint`,
-    `builder`, `used` and `erased` these methods use."""
+    `builder`, `used`, `erased` and `grad_args` (ndarray argument -> its `.grad` argument)
+    these methods use."""
+
+    def _has_grad(self, ptr: Stmt) -> bool:
+        if isinstance(ptr, GlobalPtr):
+            return ptr.snode.adjoint is not None
+        return isinstance(ptr, ExternalPtr) and ptr.arg_id in self.grad_args
+
+    def _grad_ptr(self, ptr: Stmt) -> Stmt:
+        """The address of the gradient of the element at `ptr`: `x.grad[i]` for a field,
+        `arr.grad[i]` (passed as one more ndarray argument) for an ndarray."""
+        indices = [self.primal(i) for i in ptr.indices]
+        if isinstance(ptr, GlobalPtr):
+            return self.emit(GlobalPtr(ptr.snode.adjoint, indices, ret_type=ptr.ret_type))
+        return self.emit(ExternalPtr(self.grad_args[ptr.arg_id], indices, ret_type=ptr.ret_type))
 
     def reverse_GlobalLoad(self, stmt: GlobalLoad) -> None:
-        grad = companion(stmt.ptr, "adjoint")
-        adj = self.read_adjoint(stmt) if grad is not None and is_real(stmt) else None
+        adj = self.read_adjoint(stmt) if self._has_grad(stmt.ptr) and is_real(stmt) else None
         if adj is not None:
-            ptr = self.emit(
-                GlobalPtr(
-                    grad, [self.primal(i) for i in stmt.ptr.indices], ret_type=stmt.ptr.ret_type
-                )
-            )
+            ptr = self._grad_ptr(stmt.ptr)
             self.emit(AtomicOp(AtomicOpType.add, ptr, adj, ret_type=adj.ret_type))
 
     def _grad_of_dest(self, dest: Stmt) -> tuple[Stmt, Stmt] | None:
         """The address and value of `x.grad[i]` for a written `x[i]`, or None without grad."""
-        grad = companion(dest, "adjoint")
-        if grad is None:
+        if not self._has_grad(dest):
             return None
-        indices = [self.primal(i) for i in dest.indices]
-        ptr = self.emit(GlobalPtr(grad, indices, ret_type=dest.ret_type))
+        ptr = self._grad_ptr(dest)
         return ptr, self.emit(GlobalLoad(ptr, ret_type=pointee(ptr)))
 
     def reverse_GlobalStore(self, stmt: GlobalStore) -> None:

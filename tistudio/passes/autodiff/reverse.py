@@ -48,8 +48,8 @@ _DIFFERENTIABLE = (UnaryOp, BinaryOp, TernaryOp, GlobalLoad, LocalLoad)
 class ReverseBlock(MemoryAdjoints):
     """Builds the adjoint code of the IB `ib` and appends it to `ib`."""
 
-    def __init__(self, ib: Block) -> None:
-        self.ib = ib
+    def __init__(self, ib: Block, grad_args: dict[int, int] | None = None) -> None:
+        self.ib, self.grad_args = ib, grad_args or {}
         self.nested = {s for stmt in ib for inner in stmt.blocks() for s in walk(inner)}
         self.stacks: dict[Stmt, AdStackAlloca] = {}
         self.adjoints: dict[Stmt, Alloca] = {}  # value or local variable -> its adjoint
