@@ -89,6 +89,37 @@ def test_stack_sizes_come_from_constant_trip_counts() -> None:
 
     assert set(_stacks(nested)) == {18}
     assert set(_stacks(runtime_bound)) == {32}  # Taichi's default_ad_stack_size
+    with pytest.warns(UserWarning, match=r"test_auto_diff_pass.py:\d+: autodiff: .* 32 values"):
+        runtime_bound.grad()
+
+
+def test_ad_stack_size_sets_the_size_for_run_time_bounds() -> None:
+    ti.init(arch=ti.cpu, ad_stack_size=100, default_fp=ti.f64)
+    x = ti.field(ti.f64, shape=2, needs_grad=True)
+    n = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def many():
+        for i in x:
+            v = x[i]
+            for _ in range(n[None]):
+                v = ti.sin(v) + 0.01
+            x[i] = v
+
+    n[None] = 90  # more than 32: right only with the larger stack
+    x.from_numpy(np.array([0.5, 1.0]))
+    assert set(_stacks(many)) == {100}
+    x.grad.fill(1.0)
+    with pytest.warns(UserWarning, match="100 values"):
+        many.grad()
+    expected = []
+    for v in (0.5, 1.0):
+        d = 1.0
+        for _ in range(90):
+            d *= np.cos(v)
+            v = np.sin(v) + 0.01
+        expected.append(d)
+    np.testing.assert_allclose(x.grad.to_numpy(), expected, rtol=1e-10)
 
 
 def test_stack_records_values_only_where_needed() -> None:
