@@ -35,41 +35,41 @@ GOLDEN = textwrap.dedent(
             @builtin(num_workgroups) groups: vec3<u32>) {
         let count: u32 = 10u;
         for (var k4: u32 = gid.x; k4 < 2u; k4 = k4 + groups.x * 256u) {
-            let field2_x4 = tree0_v4f32[((k4 * 16u) >> 4u)];
-            var field2_new: vec4<f32>;
+            let field2_at0_x4 = tree0_v4f32[((k4 * 16u) >> 4u)];
+            var field2_at0_new: vec4<f32>;
             {
                 let s0_i: i32 = i32(k4 * 4u + 0u);
                 let s1: i32 = s0_i;
                 let s6: u32 = u32(s1) * 4u;
-                let s8: f32 = field2_x4[0];
+                let s8: f32 = field2_at0_x4[0];
                 let s10: f32 = (s8 * 2.0f);
-                field2_new[0] = s10;
+                field2_at0_new[0] = s10;
             }
             {
                 let s0_i: i32 = i32(k4 * 4u + 1u);
                 let s1: i32 = s0_i;
                 let s6: u32 = u32(s1) * 4u;
-                let s8: f32 = field2_x4[1];
+                let s8: f32 = field2_at0_x4[1];
                 let s10: f32 = (s8 * 2.0f);
-                field2_new[1] = s10;
+                field2_at0_new[1] = s10;
             }
             {
                 let s0_i: i32 = i32(k4 * 4u + 2u);
                 let s1: i32 = s0_i;
                 let s6: u32 = u32(s1) * 4u;
-                let s8: f32 = field2_x4[2];
+                let s8: f32 = field2_at0_x4[2];
                 let s10: f32 = (s8 * 2.0f);
-                field2_new[2] = s10;
+                field2_at0_new[2] = s10;
             }
             {
                 let s0_i: i32 = i32(k4 * 4u + 3u);
                 let s1: i32 = s0_i;
                 let s6: u32 = u32(s1) * 4u;
-                let s8: f32 = field2_x4[3];
+                let s8: f32 = field2_at0_x4[3];
                 let s10: f32 = (s8 * 2.0f);
-                field2_new[3] = s10;
+                field2_at0_new[3] = s10;
             }
-            tree0_v4f32[((k4 * 16u) >> 4u)] = field2_new;
+            tree0_v4f32[((k4 * 16u) >> 4u)] = field2_at0_new;
         }
         for (var k: u32 = 8u + gid.x; k < count; k = k + groups.x * 256u) {
             let s0_i: i32 = i32(k);
@@ -187,6 +187,25 @@ def run_kernels(vectorize: bool, n: int) -> tuple[dict[str, np.ndarray], str]:
     device.caps = replace(device.caps, vectorize=True)
     ti.reset()
     return out, wgsl
+
+
+def test_rows_of_a_matrix_field_are_runs_of_their_own(device):
+    ti.init(arch=ti.gpu, fallback_to_cpu=False)
+    m = ti.field(ti.i32, shape=(3, 12))
+
+    @ti.kernel
+    def rows():
+        for i in range(12):
+            m[0, i] = i
+            m[1, i] = 2 * i
+            m[2, i] = m[0, i] + 100  # its row 0 load comes after the store: row 0 is scalar
+
+    rows()
+    want = np.stack([np.arange(12), 2 * np.arange(12), np.arange(12) + 100])
+    np.testing.assert_array_equal(m.to_numpy(), want)
+    wgsl = rows.compile_report().wgsl
+    assert "var field2_at48_new: vec4<i32>;" in wgsl and "field2_at0_new" not in wgsl
+    ti.reset()
 
 
 @pytest.mark.parametrize("n", [1000, 1001, 1002, 1003])  # every remainder of the lanes

@@ -51,13 +51,14 @@ _VIEW = {"f32": "v4f32", "i32": "v4i32", "u32": "v4u32"}
 
 @dataclass
 class Lanes:
-    """The plan for one task: for each vectorised field (keyed by its place SNode id), its
-    buffer, the byte offset of the task's first element, and its vec4 view; which loads and
-    stores the lanes take from and give to the vectors."""
+    """The plan for one task: for each vectorised run of a field's elements (keyed by its
+    place SNode id and the byte offset of the task's first element: `x[i]` and `x[i + 12]`
+    are two runs), its buffer and its vec4 view; which loads and stores the lanes take from
+    and give to the vectors."""
 
-    fields: dict[int, tuple[str, int, str]] = field(default_factory=dict)
-    loads: dict[Stmt, int] = field(default_factory=dict)  # load -> place id
-    stores: dict[Stmt, int] = field(default_factory=dict)  # store -> place id
+    fields: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)
+    loads: dict[Stmt, tuple[int, int]] = field(default_factory=dict)  # load -> its run
+    stores: dict[Stmt, tuple[int, int]] = field(default_factory=dict)  # store -> its run
     count: int = 0  # indices of the task; count // LANES * LANES of them go four at a time
 
 
@@ -66,8 +67,8 @@ def plan(task: s.Offloaded, caps: Caps) -> Lanes | None:
     if not _candidate(task, caps):
         return None
     lanes = Lanes(count=task.end - task.begin)
-    accesses: dict[int, list[Stmt]] = {}
-    rejected: set[int] = set()
+    accesses: dict[tuple[int, int], list[Stmt]] = {}
+    rejected: set[int] = set()  # places accessed in any other way
     for stmt in task.body:
         if not isinstance(stmt, (s.GlobalLoad, s.GlobalStore, s.AtomicOp)):
             continue
@@ -78,15 +79,16 @@ def plan(task: s.Offloaded, caps: Caps) -> Lanes | None:
         if found is None:
             rejected.add(place)
             continue
-        lanes.fields[place] = found
-        accesses.setdefault(place, []).append(stmt)
-    for place, stmts in accesses.items():
-        if place in rejected or not _loads_first(stmts):
-            lanes.fields.pop(place, None)
+        resource, base, view = found
+        lanes.fields[place, base] = (resource, view)
+        accesses.setdefault((place, base), []).append(stmt)
+    for run, stmts in accesses.items():
+        if run[0] in rejected or not _loads_first(stmts):
+            del lanes.fields[run]
             continue
         for stmt in stmts:
             target = lanes.loads if isinstance(stmt, s.GlobalLoad) else lanes.stores
-            target[stmt] = place
+            target[stmt] = run
     return lanes if lanes.fields else None
 
 
@@ -164,27 +166,31 @@ def emit_lanes(e: Any, lanes: Lanes, begin: str, stride: str, index: str) -> Non
     with e.indent():
         loaded = set(lanes.loads.values())
         stored = set(lanes.stores.values())
-        for place, (resource, base, view) in lanes.fields.items():
-            if place in loaded:
-                _load(e, f"field{place}_x4", _ptr(resource, base), view)
-            if place in stored:
-                e.line(f"var field{place}_new: {VIEW_ELEMENT[view]};")
+        for run, (resource, view) in lanes.fields.items():
+            if run in loaded:
+                _load(e, f"{_name(run)}_x4", _ptr(resource, run[1]), view)
+            if run in stored:
+                e.line(f"var {_name(run)}_new: {VIEW_ELEMENT[view]};")
         for lane in range(LANES):
             e.line("{")
             with e.indent():
-                e.lane_loads = {x: f"field{p}_x4[{lane}]" for x, p in lanes.loads.items()}
-                e.lane_stores = {x: f"field{p}_new[{lane}]" for x, p in lanes.stores.items()}
+                e.lane_loads = {x: f"{_name(r)}_x4[{lane}]" for x, r in lanes.loads.items()}
+                e.lane_stores = {x: f"{_name(r)}_new[{lane}]" for x, r in lanes.stores.items()}
                 first = f"i32(k4 * {LANES}u + {lane}u)"
                 e.line(f"let {index}: i32 = {first if begin == '0i' else f'{begin} + {first}'};")
                 e.block(e.task.body)
             e.line("}")
         e.lane_loads, e.lane_stores = {}, {}
-        for place in stored:
-            resource, base, view = lanes.fields[place]
-            e.access(
-                _ptr(resource, base), view, True, lambda ref, p=place: [f"{ref} = field{p}_new;"]
-            )
+        for run in (r for r in lanes.fields if r in stored):
+            resource, view = lanes.fields[run]
+            new = f"{_name(run)}_new"
+            e.access(_ptr(resource, run[1]), view, True, lambda ref, v=new: [f"{ref} = {v};"])
     e.line("}")
+
+
+def _name(run: tuple[int, int]) -> str:
+    place, base = run
+    return f"field{place}_at{base}"
 
 
 def _ptr(resource: str, base: int) -> Ptr:
