@@ -4,6 +4,7 @@
     python benchmarks/gpu/bench.py taichi vulkan     # Taichi's Vulkan back end
     python benchmarks/gpu/bench.py taichi cuda       # Taichi's CUDA back end
     python benchmarks/gpu/bench.py copy              # device-to-device copy (torch, WGSL)
+    BENCH_VEC4=0 python benchmarks/gpu/bench.py tistudio   # without vec4 loops (vectorize.py)
 
 Each prints one JSON object per case. `batched_ms` is the time per launch of `REPS` launches
 followed by one sync (what a loop of launches costs; the GPU's time for memory-bound kernels),
@@ -12,6 +13,7 @@ must move at least (saxpy 12 B per element, sum 4 B, stencil 8 B per cell).
 """
 
 import json
+import os
 import sys
 import time
 
@@ -226,12 +228,15 @@ def main():
 
         ti.init(arch=ti.gpu, fallback_to_cpu=False)
         framework = f"tistudio ({ti.lang.impl.current_adapter()})"
-        if len(sys.argv) > 2:  # tuning: workgroups of a grid-stride loop
-            from dataclasses import replace
+        from dataclasses import replace
 
-            device = ti.lang.impl.get_program().gpu.device
+        device = ti.lang.impl.get_program().gpu.device
+        if len(sys.argv) > 2:  # tuning: workgroups of a grid-stride loop
             device.caps = replace(device.caps, max_groups=int(sys.argv[2]))
             framework += f" groups={sys.argv[2]}"
+        if os.environ.get("BENCH_VEC4") == "0":  # scalar loops only: before/after of vec4
+            device.caps = replace(device.caps, vectorize=False)
+            framework += " scalar"
     else:
         import taichi as ti
 
