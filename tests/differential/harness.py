@@ -46,7 +46,6 @@ CASE_MODULES = (
     "cases_vec_returns",
     "cases_ndarrays_vec",
     "cases_snodes",
-    "cases_autodiff",
 )
 
 RTOL_F32 = 1e-6

@@ -62,6 +62,11 @@ def _cpu(ir: Kernel, program: Any, stem: str, entry: dict) -> dict[str, bytes]:
 
 def _gpu(ir: Kernel, program: Any, stem: str, entry: dict) -> dict[str, bytes]:
     executable = program.backend.compile(ir, program.config)
+    if executable.args.uniform:  # the web runner and loader pass arguments as immediates
+        raise ValueError(
+            f"kernel {ir.name!r} has {executable.args.size} bytes of scalar arguments and "
+            f"ndarray extents, more than the adapter's immediates; AOT modules need fewer"
+        )
     files = {}
     for index, ((shader, _, _), task) in enumerate(zip(executable.tasks, entry["tasks"])):
         if any(b.window for b in shader.bindings):

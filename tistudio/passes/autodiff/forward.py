@@ -61,8 +61,9 @@ class ForwardBlock:
         total = None
         for operand, partial in partials(self.builder, stmt, self.duals.__contains__):
             if operand in self.duals:
-                dual = self.builder.cast(self.duals[operand], stmt.ret_type)
-                term = self.builder.mul(self.builder.cast(partial, stmt.ret_type), dual)
+                term = self.builder.mul(
+                    self.builder.cast(partial, stmt.ret_type), self.duals[operand]
+                )
                 total = term if total is None else self.builder.bin(BinaryOpType.add, total, term)
         if total is not None:
             self.duals[stmt] = total
