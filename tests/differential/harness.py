@@ -46,6 +46,7 @@ CASE_MODULES = (
     "cases_vec_returns",
     "cases_ndarrays_vec",
     "cases_snodes",
+    "cases_autodiff",
 )
 
 RTOL_F32 = 1e-6

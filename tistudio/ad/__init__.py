@@ -10,11 +10,13 @@ runs their adjoints in reverse order; `FwdMode` runs them in forward mode instea
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from tistudio.ad.grad_check import GradChecker
 from tistudio.ad.kernels import twin
 from tistudio.ir.snode import SNode
 from tistudio.lang import impl
@@ -73,6 +75,20 @@ class Tape(_Scope):
         super().__init__()
         self.loss, self.clear_gradients = loss, clear_gradients
         self.entered = self.evaluated = False
+        self.checker = None
+        if grad_check:
+            if not isinstance(grad_check, list):
+                raise TypeError(
+                    "grad_check should be a list of fields that need to check gradients."
+                )
+            self.checker = GradChecker(loss, grad_check)
+        self.validation = validation and impl.get_program().config.debug
+        if validation and not self.validation:
+            warnings.warn(
+                "Debug mode is disabled, autodiff valid check will not work. Please specify "
+                "`ti.init(debug=True)` to enable the check.",
+                stacklevel=2,
+            )
 
     def __enter__(self) -> Tape:
         if self.entered:
@@ -82,6 +98,8 @@ class Tape(_Scope):
             _check_loss(self.loss)
             if self.clear_gradients:
                 clear_all_gradients()
+            if self.validation:
+                clear_all_gradients("checkbit")
             self.loss.fill(0.0)
         self._open()
         return self
@@ -94,6 +112,14 @@ class Tape(_Scope):
     def insert(self, func: Any, args: tuple) -> None:
         self.calls.append((func, args))
 
+    def intercept(self, kernel: Any, args: tuple) -> bool:
+        """Record the launch; with validation, run the checking version of the kernel."""
+        super().intercept(kernel, args)
+        return self.validation and getattr(kernel, "autodiff_mode", "none") == "none"
+
+    def run_instead(self, kernel: Any, args: tuple) -> Any:
+        return twin(kernel, "validation")(*args)
+
     def grad(self) -> None:
         """Set `loss.grad` to 1 and run the recorded adjoints, last launch first."""
         if self.evaluated:
@@ -103,6 +129,8 @@ class Tape(_Scope):
             if getattr(func, "grad", None) is not None:
                 func.grad(*args)
         self.evaluated = True
+        if self.checker is not None:
+            self.checker.check(self.calls)
 
 
 class FwdMode(_Scope):
@@ -155,6 +183,15 @@ class FwdMode(_Scope):
 
 def _check_loss(loss: Any) -> None:
     impl.get_program().materialize()
+    if hasattr(loss, "_ti_numpy_storage"):  # a ti.ndarray of one element
+        if loss._ti_numpy_storage.size != 1:
+            raise RuntimeError("The loss of `Tape` must be an ndarray with only one element")
+        if loss.grad is None:
+            raise RuntimeError(
+                "Gradients of loss are not allocated, please set needs_grad=True for all "
+                "ndarrays that are required by autodiff."
+            )
+        return
     if not hasattr(loss, "_ti_place_snode") or len(loss.shape) != 0:
         raise RuntimeError("The loss of `Tape` must be a 0-D field, i.e. scalar")
     if loss.grad is None or loss.grad._snode is None:

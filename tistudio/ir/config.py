@@ -23,3 +23,4 @@ class CompileConfig:
     advanced_optimization: bool = True
     fast_math: bool = True
     opt_level: int = 3
+    ad_stack_size: int = 0  # autodiff stack entries where loop bounds are not constants (0: 32)

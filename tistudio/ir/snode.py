@@ -30,6 +30,7 @@ class SNode:
     cell_size: int = 0  # bytes of one cell (for place: the scalar size)
     adjoint: SNode | None = field(default=None, repr=False)  # place of `x.grad` (autodiff)
     dual: SNode | None = field(default=None, repr=False)  # place of `x.dual` (forward mode)
+    checkbit: SNode | None = field(default=None, repr=False)  # global data access rule (debug)
 
     def __str__(self) -> str:
         return f"S{self.id}{self.type}<{self.dtype}>" if self.type == "place" else self.ref()

@@ -15,7 +15,7 @@ import numpy as np
 from tistudio.ir import frontend as fe
 from tistudio.ir.snode import SNode
 from tistudio.ir.statements import normalize_value
-from tistudio.ir.types import PrimitiveType
+from tistudio.ir.types import PrimitiveType, i32
 from tistudio.lang import impl
 from tistudio.lang.types import numpy_dtype, to_dtype
 
@@ -34,6 +34,7 @@ class Field:
         self._primal: tuple[Field, str] | None = None
         self.grad: Field | None = None
         self.dual: Field | None = None
+        self.checkbit: Field | None = None  # debug: Tape(validation=True) checks reads here
         if companions and dtype.is_float:
             self.grad, self.dual = _companion(self, "grad"), _companion(self, "dual")
 
@@ -44,7 +45,11 @@ class Field:
         self._program.__dict__.setdefault("fields_by_snode", {})[snode.id] = self
         if self._primal is not None and self._primal[0]._snode is not None:
             setattr(self._primal[0]._snode, self._primal[1], snode)
-        for kind, other in (("adjoint", self.grad), ("dual", self.dual)):
+        for kind, other in (
+            ("adjoint", self.grad),
+            ("dual", self.dual),
+            ("checkbit", self.checkbit),
+        ):
             if other is not None and other._snode is not None:
                 setattr(snode, kind, other._snode)
 
@@ -211,9 +216,20 @@ def place_companions(fields: list[Field], shape: tuple[int, ...], flags: dict[st
     for kind in ("grad", "dual"):
         if flags.get(f"needs_{kind}"):
             companions = [getattr(f, kind) for f in fields]
-            if None in companions:
-                raise TypeError(f"needs_{kind}=True needs a real (float) dtype")
+            if None in companions:  # Taichi's words
+                from tistudio.frontend.errors import TaichiRuntimeError
+
+                dtype = fields[companions.index(None)].dtype
+                raise TaichiRuntimeError(
+                    f"{dtype} is not supported for field with `needs_grad=True` or "
+                    "`needs_dual=True`."
+                )
             root.dense(Axis(*range(len(shape))), shape).place(*companions)
+    if flags.get("needs_grad") and impl.get_program().config.debug:
+        for f in fields:  # Taichi's adjoint checkbit, an i32 (GPU atomics have no u8)
+            f.checkbit = Field(i32, f"{f._name}.checkbit" if f._name else "", companions=False)
+            f.checkbit._primal = (f, "checkbit")
+        root.dense(Axis(*range(len(shape))), shape).place(*[f.checkbit for f in fields])
 
 
 def _layout_of(snode: SNode) -> tuple[int, tuple[int, ...]]:

@@ -83,6 +83,7 @@ def init(
         verify_passes=os.environ.get("TISTUDIO_VERIFY_IR", "") not in ("", "0"),
         record_passes=bool(kwargs.pop("record_passes", False)),
         fast_math=bool(kwargs.pop("fast_math", True)),
+        ad_stack_size=int(kwargs.pop("ad_stack_size", 0)),
     )
     program = Program(config)
     program.offline_cache = _offline_cache(offline_cache, offline_cache_file_path, kwargs)

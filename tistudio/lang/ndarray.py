@@ -17,12 +17,16 @@ from tistudio.lang.types import numpy_dtype, to_dtype
 class Ndarray:
     """A device-independent array handle; `to_numpy()` copies out, `from_numpy()` copies in."""
 
-    def __init__(self, dtype: Any, shape: Any, element_shape: tuple[int, ...] = ()) -> None:
+    def __init__(
+        self, dtype: Any, shape: Any, element_shape: tuple[int, ...] = (), needs_grad: bool = False
+    ) -> None:
         shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
         self.dtype = to_dtype(dtype)
         self.shape = shape
         self.element_shape = tuple(element_shape)
         self._ti_numpy_storage = np.zeros(shape + self.element_shape, numpy_dtype(self.dtype))
+        # autodiff: `kernel.grad(arr)` accumulates d/d(arr) here (see tistudio.ad)
+        self.grad = Ndarray(dtype, shape, element_shape) if needs_grad else None
 
     @property
     def ndim(self) -> int:
@@ -84,9 +88,9 @@ class Ndarray:
         return f"<ti.ndarray {self.dtype}{list(self.shape)}>"
 
 
-def ndarray(dtype: Any, shape: Any) -> Ndarray:
+def ndarray(dtype: Any, shape: Any, needs_grad: bool = False) -> Ndarray:
     """`ti.ndarray(ti.f32, (4, 4))`, or with a vector type `ti.ndarray(ti.math.vec3, 8)`."""
     if hasattr(dtype, "_ti_matrix_type"):
         element_shape, elem = dtype._ti_matrix_type
-        return Ndarray(elem or float, shape, element_shape)
-    return Ndarray(dtype, shape)
+        return Ndarray(elem or float, shape, element_shape, needs_grad)
+    return Ndarray(dtype, shape, needs_grad=needs_grad)

@@ -38,8 +38,8 @@ class StructType:
         values.update(kwargs)
         return Struct(self, {n: values.get(n, 0) for n in self.members})
 
-    def field(self, shape: Any = None, name: str = "", **_: Any) -> StructField:
-        return struct_field(self, shape, name)
+    def field(self, shape: Any = None, name: str = "", **flags: Any) -> StructField:
+        return struct_field(self, shape, name, **flags)
 
     def __repr__(self) -> str:
         return f"<ti.types.struct {self.__name__}({', '.join(self.members)})>"
@@ -71,9 +71,11 @@ class Struct:
         return f"{self._type.__name__}({self._values})"
 
     @staticmethod
-    def field(members: dict[str, Any], shape: Any = None, name: str = "", **_: Any) -> StructField:
+    def field(
+        members: dict[str, Any], shape: Any = None, name: str = "", **flags: Any
+    ) -> StructField:
         """`ti.Struct.field({"x": ti.math.vec3, "m": ti.f32}, shape=8)`."""
-        return struct_field(StructType(members), shape, name)
+        return struct_field(StructType(members), shape, name, **flags)
 
 
 class StructField:
@@ -173,7 +175,10 @@ def _member_field(dtype: Any, name: str) -> Any:
     return Field(to_dtype(dtype), name)
 
 
-def struct_field(struct_type: StructType, shape: Any = None, name: str = "") -> StructField:
+def struct_field(
+    struct_type: StructType, shape: Any = None, name: str = "", **flags: Any
+) -> StructField:
+    """A field of structs; `needs_grad`/`needs_dual` give every member `.grad`/`.dual`."""
     members = {
         n: _member_field(t, f"{name}.{n}" if name else n) for n, t in struct_type.members.items()
     }
@@ -183,6 +188,9 @@ def struct_field(struct_type: StructType, shape: Any = None, name: str = "") -> 
 
         shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
         root.dense(Axis(*range(len(shape))), shape).place(*_leaves(field))
+        from tistudio.lang.field import place_companions
+
+        place_companions(_leaves(field), shape, flags)
     return field
 
 

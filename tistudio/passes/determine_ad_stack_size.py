@@ -3,8 +3,9 @@
 A stack made by `auto_diff` receives one `stack push` each time the forward code computes the
 value it records, so it needs as many entries as that push can run per thread: the product of
 the trip counts of the serial loops around the push (inside the stack's own block), summed over
-its pushes. When a loop's bounds are known only at run time we fall back to Taichi's default of
-32 entries (`DEFAULT_SIZE`); a push beyond the size overwrites the newest entry.
+its pushes. When a loop's bounds are known only at run time we fall back to
+`ti.init(ad_stack_size=N)`, else Taichi's default of 32 entries (`DEFAULT_SIZE`), and warn: a
+push beyond the size overwrites the newest entry, which gives wrong gradients.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ from tistudio.ir.stmt import Kernel, Stmt
 from tistudio.passes.context import PassContext
 
 DEFAULT_SIZE = 32
+_UNKNOWN = (
+    "autodiff: a loop here runs a number of times known only at run time, so its stack holds "
+    "{size} values per thread; more iterations give wrong gradients (ti.init(ad_stack_size=N))"
+)
 
 
 def run(kernel: Kernel, ctx: PassContext) -> bool:
@@ -24,7 +29,12 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
     changed = False
     for stack, its_pushes in pushes.items():
         counts = [_trip_product(push, stack) for push in its_pushes]
-        size = DEFAULT_SIZE if None in counts else max(sum(counts), 1)  # type: ignore[arg-type]
+        if None in counts:
+            size = ctx.config.ad_stack_size or DEFAULT_SIZE
+            if stack.max_size != size:
+                ctx.warn(_UNKNOWN.format(size=size), stack.loc)
+        else:
+            size = max(sum(counts), 1)  # type: ignore[arg-type]
         if stack.max_size != size:
             stack.max_size = size
             changed = True

@@ -61,9 +61,8 @@ class ForwardBlock:
         total = None
         for operand, partial in partials(self.builder, stmt, self.duals.__contains__):
             if operand in self.duals:
-                term = self.builder.mul(
-                    self.builder.cast(partial, stmt.ret_type), self.duals[operand]
-                )
+                dual = self.builder.cast(self.duals[operand], stmt.ret_type)
+                term = self.builder.mul(self.builder.cast(partial, stmt.ret_type), dual)
                 total = term if total is None else self.builder.bin(BinaryOpType.add, total, term)
         if total is not None:
             self.duals[stmt] = total

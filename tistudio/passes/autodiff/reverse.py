@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 
-from tistudio.ir.ops import AtomicOpType, BinaryOpType, UnaryOpType
+from tistudio.ir.ops import BinaryOpType
 from tistudio.ir.statements import (
     AdStackAlloca,
     AdStackLoadTop,
@@ -21,14 +21,12 @@ from tistudio.ir.statements import (
     AdStackPush,
     Alloca,
     ArgLoad,
-    AtomicOp,
     BinaryOp,
     Const,
     ExternalPtr,
     ExternalTensorShape,
     GlobalLoad,
     GlobalPtr,
-    GlobalStore,
     If,
     LocalLoad,
     LocalStore,
@@ -39,18 +37,19 @@ from tistudio.ir.statements import (
 )
 from tistudio.ir.stmt import Block, Stmt, walk
 from tistudio.ir.types import PointerType
-from tistudio.passes.autodiff.common import companion, forbid, pointee, shallow_copy
+from tistudio.passes.autodiff.common import forbid, pointee, shallow_copy
+from tistudio.passes.autodiff.memory import MemoryAdjoints
 from tistudio.passes.autodiff.rules import Builder, is_real, partials
 
 _RECOMPUTED = (Const, ArgLoad, ExternalTensorShape)
 _DIFFERENTIABLE = (UnaryOp, BinaryOp, TernaryOp, GlobalLoad, LocalLoad)
 
 
-class ReverseBlock:
+class ReverseBlock(MemoryAdjoints):
     """Builds the adjoint code of the IB `ib` and appends it to `ib`."""
 
-    def __init__(self, ib: Block) -> None:
-        self.ib = ib
+    def __init__(self, ib: Block, grad_args: dict[int, int] | None = None) -> None:
+        self.ib, self.grad_args = ib, grad_args or {}
         self.nested = {s for stmt in ib for inner in stmt.blocks() for s in walk(inner)}
         self.stacks: dict[Stmt, AdStackAlloca] = {}
         self.adjoints: dict[Stmt, Alloca] = {}  # value or local variable -> its adjoint
@@ -136,7 +135,8 @@ class ReverseBlock:
         if not self.wanted(target):
             return
         slot = self.adjoint(target, create=True)
-        dtype = value.ret_type
+        dtype = pointee(slot)
+        value = self.builder.cast(value, dtype)  # across a cast between float types
         old = self.emit(LocalLoad(slot, ret_type=dtype))
         self.emit(LocalStore(slot, self.builder.bin(BinaryOpType.add, old, value)))
 
@@ -180,69 +180,6 @@ class ReverseBlock:
             self.emit(
                 LocalStore(self.adjoint(stmt.ptr, False), self.builder.const(0.0, adj.ret_type))
             )
-
-    def reverse_GlobalLoad(self, stmt: GlobalLoad) -> None:
-        grad = companion(stmt.ptr, "adjoint")
-        adj = self.read_adjoint(stmt) if grad is not None and is_real(stmt) else None
-        if adj is not None:
-            ptr = self.emit(
-                GlobalPtr(
-                    grad, [self.primal(i) for i in stmt.ptr.indices], ret_type=stmt.ptr.ret_type
-                )
-            )
-            self.emit(AtomicOp(AtomicOpType.add, ptr, adj, ret_type=adj.ret_type))
-
-    def _grad_of_dest(self, dest: Stmt) -> tuple[Stmt, Stmt] | None:
-        """The address and value of `x.grad[i]` for a written `x[i]`, or None without grad."""
-        grad = companion(dest, "adjoint")
-        if grad is None:
-            return None
-        indices = [self.primal(i) for i in dest.indices]
-        ptr = self.emit(GlobalPtr(grad, indices, ret_type=dest.ret_type))
-        return ptr, self.emit(GlobalLoad(ptr, ret_type=pointee(ptr)))
-
-    def reverse_GlobalStore(self, stmt: GlobalStore) -> None:
-        """`x[i] = v` overwrote x[i]: v takes x.grad[i], which then restarts from zero."""
-        found = self._grad_of_dest(stmt.ptr)
-        if found is None:
-            return  # a field without gradient keeps its store, as in Taichi
-        ptr, grad = found
-        self.erased.append(stmt)
-        self.accumulate(stmt.value, grad)
-        self.emit(GlobalStore(ptr, self.builder.const(0.0, grad.ret_type)))
-
-    def reverse_AtomicOp(self, stmt: AtomicOp) -> None:
-        """`x[i] += v` adds x.grad[i] to v's adjoint (`-=` subtracts it) and keeps x.grad."""
-        if isinstance(stmt.dest, Alloca):
-            self.reverse_local_atomic(stmt)
-            return
-        found = self._grad_of_dest(stmt.dest) if is_real(stmt.val) else None
-        if found is None:
-            return
-        if stmt.op not in (AtomicOpType.add, AtomicOpType.sub):
-            forbid(
-                stmt, f"atomic {stmt.op.value} on a field with gradients cannot be differentiated"
-            )
-        if stmt in self.used:
-            forbid(
-                stmt,
-                "the old value of an atomic on a field with gradients cannot be differentiated",
-            )
-        grad = found[1]
-        self.erased.append(stmt)
-        if stmt.op is AtomicOpType.sub:
-            grad = self.builder.un(UnaryOpType.neg, grad)
-        self.accumulate(stmt.val, grad)
-
-    def reverse_local_atomic(self, stmt: AtomicOp) -> None:
-        adj = self.read_adjoint(stmt.dest) if is_real(stmt.val) else None
-        if adj is None:
-            return
-        if stmt.op not in (AtomicOpType.add, AtomicOpType.sub):
-            forbid(stmt, f"atomic {stmt.op.value} on a local variable cannot be differentiated")
-        self.accumulate(
-            stmt.val, adj if stmt.op is AtomicOpType.add else self.builder.un(UnaryOpType.neg, adj)
-        )
 
     def reverse_If(self, stmt: If) -> None:
         new = self.emit(If(self.primal(stmt.cond), loc=stmt.loc))

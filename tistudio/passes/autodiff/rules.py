@@ -40,7 +40,7 @@ class Builder:
         return self.bin(B.mul, x, y)
 
     def div(self, x: Stmt, y: Stmt) -> Stmt:
-        return self.bin(B.truediv, x, y)
+        return self.bin(B.div, x, y)  # `type_check` has already turned `/` into `div`
 
     def select(self, cond: Stmt, x: Stmt, y: Stmt) -> Stmt:
         return self.emit(TernaryOp(TernaryOpType.select, cond, x, y, ret_type=x.ret_type))
@@ -64,11 +64,11 @@ def partials(b: Builder, stmt: Stmt, wanted: Callable[[Stmt], bool]) -> Partials
     accepts (those a derivative can flow into); primal values are fetched only as needed."""
     if isinstance(stmt, UnaryOp):
         x = stmt.operand
-        if not (is_real(x) and wanted(x)) or stmt.op not in _UNARY:
+        if not (is_real(x) and wanted(x)):
             return []
-        if stmt.op is U.cast_value:
+        if stmt.op is U.cast_value:  # between float types: the derivative is 1
             return [(x, b.const(1.0, x.ret_type))] if is_real(stmt) else []
-        return [(x, _UNARY[stmt.op](b, b.primal(x)))]
+        return [(x, _UNARY[stmt.op](b, b.primal(x)))] if stmt.op in _UNARY else []
     if isinstance(stmt, BinaryOp) and stmt.op in _BINARY and is_real(stmt):
         x, y = stmt.lhs, stmt.rhs
         rules = _BINARY[stmt.op]
@@ -179,6 +179,7 @@ _BINARY: dict[B, tuple[Rule | None, Rule | None]] = {
     B.sub: (_one, _minus_one),
     B.mul: (lambda b, x, y: b.primal(y), lambda b, x, y: b.primal(x)),
     B.truediv: (_div_dx, _div_dy),
+    B.div: (_div_dx, _div_dy),  # float division after `type_check`
     B.pow: (_pow_dx, _pow_dy),
     B.atan2: (_atan2_dy, _atan2_dx),
     B.max: (_pick(B.cmp_gt, True), _pick(B.cmp_gt, False)),
