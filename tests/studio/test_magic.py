@@ -87,6 +87,28 @@ def test_the_panel_keeps_updating_when_later_cells_call_the_kernels(shell):
     assert abs(view.mean - float(shell.user_ns["x"].to_numpy().mean())) < 1e-6
 
 
+GRAD_CELL = """\
+import tistudio as ti
+x = ti.field(ti.f32, shape=8, needs_grad=True)
+loss = ti.field(ti.f32, shape=(), needs_grad=True)
+
+def square_sum():
+    for i in x:
+        loss[None] += x[i] * x[i]
+"""
+
+
+def test_the_panel_shows_the_adjoint_of_its_kernels(shell):
+    shell.run_cell("%%ti_kernel --show passes,cache\n" + GRAD_CELL).raise_error()
+    panel = panel_of(shell, "square_sum")
+    shell.run_cell("x.fill(3.0)\nsquare_sum()\nloss.grad[None] = 1.0\nsquare_sum.grad()")
+    time.sleep(0.4)  # the cache view's trailing update
+    assert shell.user_ns["x"].grad.to_numpy().tolist() == [6.0] * 8
+    assert panel.explorer.instances == ["square_sum()", "square_sum.grad()"]
+    rows = [(r["kernel"], r["misses"]) for r in panel.cache.rows]
+    assert rows == [("square_sum", 1), ("square_sum.grad", 1)]
+
+
 def test_help_and_usage_errors(shell):
     doc = shell.find_cell_magic("ti_kernel").__doc__
     for option in (

@@ -115,3 +115,8 @@ def twin(kernel: Kernel, mode: str) -> Kernel:
     if mode not in twins:
         twins[mode] = AutodiffKernel(kernel, mode)
     return twins[mode]
+
+
+def twins_of(kernel: Kernel) -> list[Kernel]:
+    """The autodiff versions of `kernel` made so far (`kernel.grad`, ...), for the studio."""
+    return list(kernel.__dict__.get("_autodiff_twins", {}).values())

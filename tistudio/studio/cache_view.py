@@ -13,9 +13,11 @@ STATIC = pathlib.Path(__file__).parent / "static"
 
 
 def cache_rows(kernels: list[Any]) -> list[dict]:
-    """Rows of the cache table for these kernels, in the order they were compiled."""
+    """Rows of the cache table for these kernels and their autodiff twins (`f.grad`)."""
+    from tistudio.ad.kernels import twins_of
+
     rows = []
-    for kernel in kernels:
+    for kernel in [k for primal in kernels for k in (primal, *twins_of(primal))]:
         for info in kernel.cache_info():
             rows.append(
                 {

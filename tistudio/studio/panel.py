@@ -151,7 +151,9 @@ class Panel(ipywidgets.VBox):
             self._add_instance(kernel, entry)
 
     def _mine(self, kernel: Any) -> bool:
-        return any(k is kernel for k in self.kernels)
+        """The cell's kernels and their autodiff twins (`f.grad`, whose `primal` is `f`)."""
+        primal = getattr(kernel, "primal", None)
+        return any(k is kernel or k is primal for k in self.kernels)
 
     # --- events ------------------------------------------------------------------------------
 
