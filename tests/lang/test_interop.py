@@ -303,3 +303,39 @@ def test_import_tistudio_does_not_import_torch(tmp_path) -> None:
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_gradients_flow_between_torch_autograd_and_needs_grad_fields() -> None:
+    """A tistudio kernel as a torch.autograd.Function: forward through fields, backward through
+    kernel.grad() with the output's gradient from torch and the input's gradient back to it."""
+    n = 16
+    x = ti.field(ti.f32, shape=n, needs_grad=True)
+    y = ti.field(ti.f32, shape=n, needs_grad=True)
+
+    @ti.kernel
+    def wave():
+        for i in x:
+            y[i] = ti.sin(x[i]) * x[i]
+
+    class Wave(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            x.from_torch(t)
+            wave()
+            return y.to_torch()
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            x.grad.fill(0.0)
+            y.grad.from_torch(grad_out)
+            wave.grad()
+            return x.grad.to_torch()
+
+    t = torch.linspace(-2.0, 2.0, n, requires_grad=True)
+    weights = torch.arange(n, dtype=torch.float32)
+    (Wave.apply(t) * weights).sum().backward()
+    ours = t.grad.clone()
+
+    t.grad = None
+    ((torch.sin(t) * t) * weights).sum().backward()  # the same function in torch itself
+    torch.testing.assert_close(ours, t.grad, rtol=1e-5, atol=1e-5)
