@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Every GPU benchmark in one go, on the lent GPU machine (see README.md): the copy reference,
+# tistudio with and without vec4 loops, the stencil probe (the ndrange shape before and after
+# its fix, and division variants), then Taichi 1.7.4 on Vulkan and on CUDA. JSON rows go to
+# $OUT/rows.jsonl and $OUT/probe.jsonl, stderr to $OUT/log.txt. SETUP=0 skips unpacking the
+# Vulkan loader and the wheels (for a dry run where they are installed).
+set -o pipefail
+OUT=${OUT:-/tmp/bench-out}
+mkdir -p "$OUT"
+if [ "${SETUP:-1}" = 1 ]; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site .whl/*.whl || exit 1
+    export PYTHONPATH=/tmp/site:$PWD
+fi
+export XDG_RUNTIME_DIR=/tmp PYTHONUNBUFFERED=1 TISTUDIO_OFFLINE_CACHE=0
+B=benchmarks/gpu/bench.py
+R=$OUT/rows.jsonl
+L=$OUT/log.txt
+(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true) | tee "$L"
+step() {  # step SECONDS COMMAND...: run with a time limit, log how long it took
+    local limit=$1 start=$SECONDS
+    shift
+    echo "== $* (limit ${limit}s)" | tee -a "$L"
+    timeout "$limit" "$@" 2>>"$L" | tee -a "$R"
+    echo "== took $((SECONDS - start))s" | tee -a "$L"
+}
+PYTHONPATH= step 60 python3 $B copy
+step 130 python3 $B tistudio
+BENCH_VEC4=0 step 100 python3 $B tistudio
+echo "== stencil probe" | tee -a "$L"
+timeout 70 python3 benchmarks/gpu/stencil_probe.py 2>>"$L" | tee "$OUT/probe.jsonl"
+step 110 python3 $B taichi vulkan
+step 90 python3 $B taichi cuda
