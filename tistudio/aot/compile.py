@@ -67,6 +67,11 @@ def _gpu(ir: Kernel, program: Any, stem: str, entry: dict) -> dict[str, bytes]:
             f"kernel {ir.name!r} has {executable.args.size} bytes of scalar arguments and "
             f"ndarray extents, more than the adapter's immediates; AOT modules need fewer"
         )
+    if getattr(getattr(executable, "failure", None), "checks", ()):
+        raise ValueError(
+            f"kernel {ir.name!r} has debug checks (ti.init(debug=True)); GPU modules do not "
+            "carry them: build the module without debug"
+        )
     files = {}
     for index, ((shader, _, _), task) in enumerate(zip(executable.tasks, entry["tasks"])):
         if any(b.window for b in shader.bindings):

@@ -42,6 +42,13 @@ class _Signature:
     params: list[Param]
 
 
+@dataclass
+class _NoChecks:
+    """What `GpuExecutable.launch` asks of a kernel's debug checks: here, there are none."""
+
+    checks: tuple = ()
+
+
 class GpuModuleRuntime:
     """The device, the pipelines and the field memory of one loaded GPU module."""
 
@@ -112,6 +119,7 @@ class LoadedGpuExecutable(GpuExecutable):
         self._arg_buffers: dict[int, Any] = {}
         self._bind_groups: dict[tuple, Any] = {}
         self._lock = threading.Lock()
+        self.failure = _NoChecks()  # modules are built without debug checks (compile.py)
         self.gtmp = self.device.create_buffer(entry["gtmp_size"])
         self.ret = self.device.create_buffer(8 * len(self.ret_types))
         self.tasks = [self._task(task, runtime.files) for task in entry["tasks"]]
