@@ -339,3 +339,21 @@ def test_gradients_flow_between_torch_autograd_and_needs_grad_fields() -> None:
     t.grad = None
     ((torch.sin(t) * t) * weights).sum().backward()  # the same function in torch itself
     torch.testing.assert_close(ours, t.grad, rtol=1e-5, atol=1e-5)
+
+
+def test_other_torch_devices_go_through_a_host_copy_and_meta_is_refused() -> None:
+    x = ti.field(ti.f32, shape=4)
+    x.fill(2.0)
+    t = x.to_torch(device="meta")  # this torch build has no CUDA; "meta" is a non-CPU device
+    assert t.device.type == "meta" and tuple(t.shape) == (4,) and t.dtype == torch.float32
+    with pytest.raises(ValueError, match="'meta' device has a shape but no data"):
+        x.from_torch(torch.zeros(4, device="meta"))
+
+    @ti.kernel
+    def bump(a: ti.types.ndarray()):
+        for i in a:
+            a[i] += 1
+
+    with pytest.raises(ValueError, match="'meta' device"):
+        bump(torch.zeros(4, device="meta"))
+    assert x.to_numpy().tolist() == [2.0] * 4

@@ -56,8 +56,10 @@ def as_numpy(obj: Any) -> np.ndarray:
     where possible: callers copy it into their own storage)."""
     if is_torch_tensor(obj):
         t = obj.detach()
+        if t.device.type == "meta":
+            raise ValueError("a tensor on the 'meta' device has a shape but no data to read")
         if t.device.type != "cpu":
-            t = t.cpu()
+            t = t.cpu()  # CUDA and other devices: through a host copy
         return t.resolve_conj().resolve_neg().numpy()
     if isinstance(obj, np.ndarray):
         return obj
