@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every GPU benchmark in one go, on the lent GPU machine (see README.md): the copy reference,
 # tistudio with and without vec4 loops, the stencil probe (the ndrange shape before and after
-# its fix, and division variants), then Taichi 1.7.4 on Vulkan and on CUDA. JSON rows go to
+# its fix, and division variants), Taichi 1.7.4 on Vulkan and on CUDA, then tistudio submitting
+# every 8 dispatches. JSON rows go to
 # $OUT/rows.jsonl and $OUT/probe.jsonl, stderr to $OUT/log.txt. SETUP=0 skips unpacking the
 # Vulkan loader and the wheels (for a dry run where they are installed).
 set -o pipefail
@@ -26,10 +27,11 @@ step() {  # step SECONDS COMMAND...: run with a time limit, log how long it took
     timeout "$limit" "$@" 2>>"$L" | tee -a "$R"
     echo "== took $((SECONDS - start))s" | tee -a "$L"
 }
-PYTHONPATH= step 60 python3 $B copy
-step 130 python3 $B tistudio
-BENCH_VEC4=0 step 100 python3 $B tistudio
+PYTHONPATH= step 45 python3 $B copy
+step 110 python3 $B tistudio
+BENCH_VEC4=0 step 80 python3 $B tistudio
 echo "== stencil probe" | tee -a "$L"
-timeout 70 python3 benchmarks/gpu/stencil_probe.py 2>>"$L" | tee "$OUT/probe.jsonl"
-step 110 python3 $B taichi vulkan
-step 90 python3 $B taichi cuda
+timeout 60 python3 benchmarks/gpu/stencil_probe.py 2>>"$L" | tee "$OUT/probe.jsonl"
+step 100 python3 $B taichi vulkan
+step 80 python3 $B taichi cuda
+BENCH_BATCH=8 step 80 python3 $B tistudio

@@ -8,7 +8,9 @@ opens one and every `ti.init(arch=ti.gpu)` shares it (`default_device`).
 
 Launches are asynchronous, as in Taichi: dispatches are recorded into one open compute pass and
 submitted together when the host needs a result (`read`, `sync`), before a host-to-device copy
-(`write`, so the copy lands after the work recorded before it), or every `BATCH` dispatches.
+(`write`, so the copy lands after the work recorded before it), or every `batch` dispatches
+(`BATCH` unless changed): the GPU runs nothing recorded until it is submitted, so a smaller
+batch lets it start while Python records more, at the price of a submit (~20 us) per batch.
 wgpu-py 0.32's `on_submitted_work_done_sync` is broken (it raises TypeError), so waiting uses
 wgpu-native's blocking poll, `device._poll_wait()`.
 """
@@ -70,6 +72,7 @@ class GpuDevice:
         self._encoder: Any = None
         self._pass: Any = None
         self._recorded = 0
+        self.batch = BATCH  # dispatches recorded before a submit (see the module docstring)
         self.submits = 0  # for tests and the studio: how many submissions so far
         self.usage = (
             wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
@@ -176,7 +179,7 @@ class GpuDevice:
             compute.set_immediates(0, immediates, 0, len(immediates))
         compute.dispatch_workgroups(groups)
         self._recorded += 1
-        if self._recorded >= BATCH:
+        if self._recorded >= self.batch:
             self.flush()
 
     def flush(self) -> None:
