@@ -20,6 +20,7 @@ LIMITS = {
     "02_compiler_stages.ipynb": 90,
     "03_visual_debugging.ipynb": 90,
     "04_autodiff.ipynb": 90,
+    "05_aot_export.ipynb": 120,
     "06_cpu_vs_gpu.ipynb": 150,
 }
 CELL_LIMIT = 90
