@@ -5,7 +5,7 @@
     python benchmarks/gpu/bench.py taichi cuda       # Taichi's CUDA back end
     python benchmarks/gpu/bench.py copy              # device-to-device copy (torch, WGSL)
     BENCH_VEC4=0 python benchmarks/gpu/bench.py tistudio   # without vec4 loops (vectorize.py)
-    BENCH_BATCH=8 python benchmarks/gpu/bench.py tistudio  # submit every 8 dispatches
+    BENCH_EAGER=0 python benchmarks/gpu/bench.py tistudio  # submit only when the host waits
 
 Each prints one JSON object per case. `batched_ms` is the time per launch of `REPS` launches
 followed by one sync (what a loop of launches costs; the GPU's time for memory-bound kernels),
@@ -235,9 +235,9 @@ def main():
         if len(sys.argv) > 2:  # tuning: workgroups of a grid-stride loop
             device.caps = replace(device.caps, max_groups=int(sys.argv[2]))
             framework += f" groups={sys.argv[2]}"
-        if os.environ.get("BENCH_BATCH"):  # submit every N dispatches (GpuDevice.batch)
-            device.batch = int(os.environ["BENCH_BATCH"])
-            framework += f" batch={device.batch}"
+        if os.environ.get("BENCH_EAGER") == "0":  # no submit at once after large dispatches
+            device.eager_groups = 1 << 31
+            framework += " lazy"
         if os.environ.get("BENCH_VEC4") == "0":  # scalar loops only: before/after of vec4
             device.caps = replace(device.caps, vectorize=False)
             framework += " scalar"

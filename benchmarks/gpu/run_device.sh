@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every GPU benchmark in one go, on the lent GPU machine (see README.md): the copy reference,
 # tistudio with and without vec4 loops, the stencil probe (the ndrange shape before and after
-# its fix, and division variants), Taichi 1.7.4 on Vulkan and on CUDA, then tistudio submitting
-# every 8 dispatches. JSON rows go to
+# its fix, and division variants), Taichi 1.7.4 on Vulkan and on CUDA, then tistudio without
+# submitting large dispatches at once (one submit when the host waits, as before). JSON rows go to
 # $OUT/rows.jsonl and $OUT/probe.jsonl, stderr to $OUT/log.txt. SETUP=0 skips unpacking the
 # Vulkan loader and the wheels (for a dry run where they are installed).
 set -o pipefail
@@ -34,4 +34,4 @@ echo "== stencil probe" | tee -a "$L"
 timeout 60 python3 benchmarks/gpu/stencil_probe.py 2>>"$L" | tee "$OUT/probe.jsonl"
 step 100 python3 $B taichi vulkan
 step 80 python3 $B taichi cuda
-BENCH_BATCH=8 step 80 python3 $B tistudio
+BENCH_EAGER=0 step 80 python3 $B tistudio

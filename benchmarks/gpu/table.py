@@ -2,16 +2,16 @@
 
     python benchmarks/gpu/table.py rows.jsonl [probe.jsonl]
 
-Columns: tistudio (vec4 loops on), tistudio without them (`BENCH_VEC4=0`), tistudio submitting
-every 8 dispatches (`BENCH_BATCH=8`), Taichi Vulkan and CUDA, tistudio's share of the device
-copy's bandwidth, and tistudio against Taichi Vulkan (a ratio of times: above 1 is faster). A
-wrong result is marked as such.
+Columns: tistudio (vec4 loops, large dispatches submitted at once), tistudio without vec4
+(`BENCH_VEC4=0`), tistudio submitting only when the host waits (`BENCH_EAGER=0`), Taichi Vulkan
+and CUDA, tistudio's share of the device copy's bandwidth, and tistudio against Taichi Vulkan
+(a ratio of times: above 1 is faster). A wrong result is marked as such.
 """
 
 import json
 import sys
 
-COLUMNS = ("tistudio", "tistudio scalar", "tistudio batch=8", "taichi vulkan", "taichi cuda")
+COLUMNS = ("tistudio", "tistudio scalar", "tistudio lazy", "taichi vulkan", "taichi cuda")
 
 
 def framework(row: dict) -> str:
@@ -19,8 +19,8 @@ def framework(row: dict) -> str:
     if name.startswith("tistudio"):
         if " groups=" in name:  # a tuning run: not in the table
             return "tistudio tuning"
-        if " batch=" in name:
-            return "tistudio batch=" + name.rsplit("batch=", 1)[1].split()[0]
+        if name.endswith(" lazy"):
+            return "tistudio lazy"
         return "tistudio scalar" if name.endswith(" scalar") else "tistudio"
     return name
 
@@ -45,7 +45,7 @@ def main() -> None:
     for row in rows:
         if "case" in row and not row["case"].startswith("copy"):
             cases.setdefault(row["case"], {})[framework(row)] = row
-    head = ["case", "tistudio", "tistudio, no vec4", "tistudio, submit every 8"]
+    head = ["case", "tistudio", "tistudio, no vec4", "tistudio, no eager submit"]
     head += ["Taichi Vulkan", "Taichi CUDA"]
     head += ["tistudio / copy", "tistudio vs Taichi Vulkan"]
     print("| " + " | ".join(head) + " |")

@@ -8,11 +8,14 @@ opens one and every `ti.init(arch=ti.gpu)` shares it (`default_device`).
 
 Launches are asynchronous, as in Taichi: dispatches are recorded into one open compute pass and
 submitted together when the host needs a result (`read`, `sync`), before a host-to-device copy
-(`write`, so the copy lands after the work recorded before it), or every `batch` dispatches
-(`BATCH` unless changed): the GPU runs nothing recorded until it is submitted, so a smaller
-batch lets it start while Python records more, at the price of a submit (~20 us) per batch.
-wgpu-py 0.32's `on_submitted_work_done_sync` is broken (it raises TypeError), so waiting uses
-wgpu-native's blocking poll, `device._poll_wait()`.
+(`write`, so the copy lands after the work recorded before it), every `batch` dispatches
+(`BATCH`), and right after a dispatch of at least `eager_groups` workgroups (`EAGER_GROUPS`).
+The GPU runs nothing recorded until it is submitted: a large dispatch keeps it busy for tens of
+microseconds or more, so submitting it at once lets it run while Python records the next
+launches, for the price of one submit (~20 us of CPU); small dispatches stay batched, since
+there the submit would cost more than the kernel. wgpu-py 0.32's `on_submitted_work_done_sync`
+is broken (it raises TypeError), so waiting uses wgpu-native's blocking poll,
+`device._poll_wait()`.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ WANTED_FEATURES = (
 _BACKEND_RANK = {"Vulkan": 0, "Metal": 1, "D3D12": 2, "OpenGL": 3}
 _TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
 BATCH = 256  # dispatches recorded before a submit even if nobody waits
+EAGER_GROUPS = 1024  # a dispatch of this many workgroups or more is submitted at once
 
 
 class NoAdapterError(RuntimeError):
@@ -73,6 +77,7 @@ class GpuDevice:
         self._pass: Any = None
         self._recorded = 0
         self.batch = BATCH  # dispatches recorded before a submit (see the module docstring)
+        self.eager_groups = EAGER_GROUPS
         self.submits = 0  # for tests and the studio: how many submissions so far
         self.usage = (
             wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
@@ -179,7 +184,7 @@ class GpuDevice:
             compute.set_immediates(0, immediates, 0, len(immediates))
         compute.dispatch_workgroups(groups)
         self._recorded += 1
-        if self._recorded >= self.batch:
+        if self._recorded >= self.batch or groups >= self.eager_groups:
             self.flush()
 
     def flush(self) -> None:
