@@ -177,13 +177,13 @@ def test_static_print_runs_once_per_instantiation_and_static_assert_names_the_li
 
     @ti.kernel
     def k(n: ti.template()):
-        ti.static_print("compiling for", n)
+        ti.static_print("compiling for", n, f"{n / 4} {'x':>3}")  # compile-time: Python's str
         ti.static_assert(n > 0, "n must be positive")
 
     k(2)
     k(2)
     k(3)
-    assert capsys.readouterr().out == "compiling for 2\ncompiling for 3\n"
+    assert capsys.readouterr().out == "compiling for 2 0.5   x\ncompiling for 3 0.75   x\n"
     with pytest.raises(
         ti.TaichiSyntaxError, match="static assertion failed: n must be positive"
     ) as info:

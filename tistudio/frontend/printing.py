@@ -110,25 +110,28 @@ class PrintingMixin:
     # --- f-strings and % ----------------------------------------------------------------------
 
     def expr_JoinedStr(self, node: ast.JoinedStr) -> Any:
-        """An f-string: a plain `str` when every value is known at compile time, else a
-        `FormattedText` (usable as an argument of `print`)."""
+        """An f-string: Python's `str` when every value is known at compile time, else a
+        `FormattedText` for `print`, in which numbers look as Taichi prints them."""
         loc = self.loc(node)
-        text = FormattedText()
-        runtime = False
+        parts: list[tuple[Any, int | None, str | None]] = []  # (value, conversion, spec)
         for part in node.values:
             if not isinstance(part, ast.FormattedValue):
-                text.template += escape(str(part.value))
+                parts.append((str(part.value), None, None))  # a literal
                 continue
-            value = self.visit_expr(part.value)
             spec = self.visit_expr(part.format_spec) if part.format_spec is not None else None
             if not isinstance(spec, (str, type(None))):
                 raise TaichiSyntaxError("a format spec must be known at compile time", loc)
-            if isinstance(value, str) and part.conversion in (ord("r"), ord("a")):
-                value = repr(value)
-            piece = self.text_of(value, spec, loc)
-            runtime = runtime or bool(piece.args)
-            text.add(piece)
-        return text if runtime else text.template.replace("{{", "{").replace("}}", "}")
+            parts.append((self.visit_expr(part.value), part.conversion, spec))
+        if not any(_has_runtime(value) for value, _, _ in parts):
+            return "".join(
+                value if conv is None else _python_format(value, conv, spec, loc)
+                for value, conv, spec in parts
+            )
+        text = FormattedText()
+        for value, conv, spec in parts:
+            literal = conv is None
+            text.add(FormattedText(escape(value)) if literal else self.text_of(value, spec, loc))
+        return text
 
     def percent_format(self, fmt: str, values: Any, loc: Any) -> Any:
         """`"x = %d, v = %s" % (x, v)`: Python's `%` when nothing is a runtime value, else a
@@ -155,6 +158,15 @@ class PrintingMixin:
             raise TaichiSyntaxError("not all arguments converted during string formatting", loc)
         text.template += escape(fmt[pos:])
         return text
+
+
+def _python_format(value: Any, conversion: int, spec: str | None, loc: Any) -> str:
+    """What Python's f-string makes of a compile-time value (`!r`/`!s`/`!a`, then the spec)."""
+    convert = {ord("r"): repr, ord("s"): str, ord("a"): ascii}.get(conversion)
+    try:
+        return format(convert(value) if convert else value, spec or "")
+    except (TypeError, ValueError) as e:
+        raise TaichiSyntaxError(f"cannot format {value!r}: {e}", loc) from None
 
 
 def _has_runtime(value: Any) -> bool:
