@@ -372,3 +372,26 @@ def case_comparisons_give_ints(ti):
 
     run(3, 2.5)
     return {"out": out.to_numpy(), "one_bit": one_bit.to_numpy()}
+
+
+def case_dtype_called_on_a_number_is_a_typed_constant(ti):
+    """`ti.i64(0)` starts an i64 accumulator and `ti.f64(1.0) / 3` divides in f64 (a dtype
+    called on a Python number in a kernel is a constant of that type, not the bare number)."""
+    ti.init(arch=ti.cpu)
+    wide = ti.field(ti.f64, shape=3)
+    small = ti.field(ti.u8, shape=2)
+
+    @ti.kernel
+    def run(n: ti.i32) -> ti.i64:
+        s = ti.i64(0)
+        for i in range(n):
+            s += ti.i64(1) << (40 + i)
+        wide[0] = ti.f64(1.0) / 3
+        wide[1] = ti.f32(1.0) / 3
+        wide[2] = ti.f64(2.0) ** 0.5
+        small[0] = ti.u8(200) + ti.u8(100)  # wraps in u8
+        small[1] = ti.u8(3) * 2
+        return s
+
+    total = run(3)
+    return {"total": total, "wide": wide.to_numpy(), "small": small.to_numpy()}

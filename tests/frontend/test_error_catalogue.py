@@ -268,6 +268,25 @@ def test_integer_literal_too_big_for_i32() -> None:
     compile_error(ti.TaichiTypeError, "does not fit in i32", k, "# bad", lambda: k(1))
 
 
+@pytest.mark.parametrize(
+    ("literal", "message"),
+    [
+        ("ti.f64(1)", "Integer literals must be annotated with a integer type"),
+        ("ti.i32(1.5)", "Floating-point literals must be annotated with a floating-point type"),
+        ("ti.u8(300)", "Integer literal 300 exceeded the range of specified dtype: u8"),
+    ],
+)
+def test_a_dtype_called_on_a_literal_of_the_wrong_kind(literal: str, message: str) -> None:
+    dtype = {"ti.f64(1)": ti.f64, "ti.i32(1.5)": ti.i32, "ti.u8(300)": ti.u8}[literal]
+    value = {"ti.f64(1)": 1, "ti.i32(1.5)": 1.5, "ti.u8(300)": 300}[literal]
+
+    @ti.kernel
+    def k() -> ti.f64:
+        return dtype(value)  # bad
+
+    compile_error(ti.TaichiTypeError, message, k, "# bad", k)
+
+
 def test_bit_cast_between_sizes() -> None:
     @ti.kernel
     def k(a: ti.f32) -> ti.i64:

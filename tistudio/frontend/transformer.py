@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import numbers
 from typing import Any
 
 from tistudio.frontend.builtins import BUILTINS, builtin_name, is_dtype
@@ -122,7 +123,9 @@ class Transformer(
         if is_dtype(func):
             if len(args) != 1:
                 raise TaichiSyntaxError(f"{func}(x) takes one value", loc)
-            return self.ops.cast(args[0], func, loc) if is_runtime(args[0]) else args[0]
+            if is_runtime(args[0]) or not isinstance(args[0], numbers.Number):
+                return self.ops.cast(args[0], func, loc)
+            return self.annotated_literal(args[0], self.resolve_dtype(func, loc), loc)
         if getattr(func, "__ti_kernel__", False):
             raise TaichiSyntaxError(
                 "a kernel cannot call another kernel; make the callee a @ti.func", loc
@@ -162,6 +165,30 @@ class Transformer(
         if target is not None:
             flat = [self.typed(e, target, loc) for e in flat]
         return ExprVector(flat, tuple(shape))
+
+    def annotated_literal(self, value: Any, dtype: PrimitiveType, loc: Any) -> fe.Expr:
+        """`ti.i64(0)`, `ti.f32(1.5)` in a kernel: a constant of that type, with Taichi's rules
+        (an int literal needs an integer type, a float literal a float type, and must fit)."""
+        if isinstance(value, numbers.Integral):
+            if not dtype.is_integral:
+                raise TaichiTypeError(
+                    "Integer literals must be annotated with a integer type. For type casting, "
+                    "use `ti.cast`.",
+                    loc,
+                )
+            bits, signed = dtype.bits, dtype.is_signed
+            low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, 2**bits - 1)
+            if not low <= int(value) <= high and not isinstance(value, bool):
+                raise TaichiTypeError(
+                    f"Integer literal {value} exceeded the range of specified dtype: {dtype}", loc
+                )
+        elif not dtype.is_float:
+            raise TaichiTypeError(
+                "Floating-point literals must be annotated with a floating-point type. For type "
+                "casting, use `ti.cast`.",
+                loc,
+            )
+        return self.ops.const(value, loc, dtype)
 
     def typed(self, value: Any, dtype: PrimitiveType, loc: Any) -> fe.Expr:
         """`value` as an expression of `dtype` (Python numbers become constants of it)."""
