@@ -1,9 +1,17 @@
 """The JupyterLab extension (extension/, shipped prebuilt in tistudio/labextension) in a real
 JupyterLab: `%%ti_kernel` cells get their decorations on top of Python highlighting, other cells
 get none, and the command palette's "Insert %%ti_kernel cell" inserts a template that runs.
+Also: the committed build belongs to extension/package.json and `pip install` put it where
+JupyterLab finds it.
 """
 
 from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
@@ -37,6 +45,21 @@ KEYWORD_COLOR = """() => {
     probe.remove();
     return color;
 }"""
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_prebuilt_extension_matches_its_package_and_is_installed() -> None:
+    source = json.loads((ROOT / "extension" / "package.json").read_text())
+    built = json.loads((ROOT / "tistudio" / "labextension" / "package.json").read_text())
+    assert (built["name"], built["version"]) == (source["name"], source["version"])
+    assert (ROOT / "tistudio" / "labextension" / built["jupyterlab"]["_build"]["load"]).is_file()
+    listed = subprocess.run(
+        [sys.executable, "-m", "jupyter", "labextension", "list"], capture_output=True, text=True
+    )
+    text = re.sub(r"\x1b\[[0-9;]*m", "", listed.stdout + listed.stderr)  # drop colours
+    assert re.search(rf"tistudio v{source['version']} enabled\s+OK", text), text
 
 
 def cell(page: Page, index: int):
