@@ -28,6 +28,6 @@ def test_quick_start_is_two_commands() -> None:
     block = README.split("## Quick start", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     commands = [line.split("#", 1)[0].strip() for line in block.strip().splitlines()]
     assert commands == [
-        "pip install -e . && jupyter lab notebooks/01_tour.ipynb",
+        'pip install -e ".[lab]" && python -m tistudio.lab',
         "bash scripts/test.sh",
     ]
