@@ -54,6 +54,11 @@ def _quiet_settings(root: Path) -> Path:
     (settings / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )
+    # save the widgets' state with the notebook, so a reopened notebook shows them without a
+    # kernel (tests/studio/test_reopen.py); JupyterLab and Notebook 7 read the same setting
+    widgets = root / ".settings" / "@jupyter-widgets" / "jupyterlab-manager"
+    widgets.mkdir(parents=True)
+    (widgets / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
     return root / ".settings"
 
 
@@ -75,6 +80,11 @@ class Lab:
         nbformat.write(nb, self.root / name)
         return f"{self.base}/lab/tree/{name}?reset&token={self.token}"
 
+    def notebook7(self, name: str, cells: list[str]) -> str:
+        """The same notebook, opened in Notebook 7 (served by the same server)."""
+        self.notebook(name, cells)
+        return f"{self.base}/notebooks/{name}?token={self.token}"
+
 
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory):
@@ -87,6 +97,7 @@ def lab(tmp_path_factory):
         "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         f"--LabApp.workspaces_dir={root / '.ws'}", "--LabApp.expose_app_in_browser=True",
+        "--JupyterNotebookApp.expose_app_in_browser=True",
     ]  # fmt: skip
     if os.geteuid() == 0:
         cmd.append("--allow-root")

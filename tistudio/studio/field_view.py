@@ -184,7 +184,14 @@ class FieldView(anywidget.AnyWidget):
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         if isinstance(data, dict) and self._last is not None:
             data["text/html"] = self.static_html()
+            data["text/plain"] = self.static_text()
         return bundle
+
+    def static_text(self) -> str:
+        """One line for viewers without HTML: the title, shape and statistics."""
+        shape = "×".join(map(str, self.shape))
+        kind = "vector magnitude " if self.vector else ""
+        return f"{self.title}: {kind}{shape}, {_stats_text(self)}"
 
     def static_html(self) -> str:
         """What notebook viewers without the widget's JavaScript show."""

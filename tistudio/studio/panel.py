@@ -237,7 +237,23 @@ class Panel(ipywidgets.VBox):
         bundle = super()._repr_mimebundle_(**kwargs)
         if isinstance(bundle, dict):
             bundle["text/html"] = self.static_html()
+            bundle["text/plain"] = self.static_text()
         return bundle
+
+    def static_text(self) -> str:
+        """The panel in a few lines of text: what a viewer without HTML shows (and a terminal)."""
+        names = ", ".join(self.header.kernels) or "no kernels"
+        lines = [f"tistudio — {names} on {self.header.arch}"]
+        if self.explorer is not None and self.explorer.data.get("passes"):
+            data = self.explorer.data
+            lines.append(f"passes of {data.get('label', '?')}: {len(data['passes'])}")
+        for r in self.cache.rows if self.cache is not None else []:
+            lines.append(
+                f"cache: {r['kernel']}({r['signature']}) on {r['arch']}: compiled in "
+                f"{r['compile_ms']} ms, {r['hits']} hits, {r['misses']} misses"
+            )
+        lines += [view.static_text() for view in self.field_views.values()]
+        return "\n".join(lines)
 
     def static_html(self) -> str:
         """The panel as plain HTML, for viewers without the widgets' JavaScript (nbviewer)."""
