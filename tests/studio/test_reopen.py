@@ -23,6 +23,7 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
 def shut_down_kernels(lab, name: str) -> int:
     """Delete the sessions of notebook `name` (their kernels go with them); how many there were."""
+
     def call(path: str, method: str = "GET") -> bytes:
         request = urllib.request.Request(f"{lab.base}{path}?token={lab.token}", method=method)
         with urllib.request.urlopen(request, timeout=10) as response:

@@ -44,10 +44,13 @@ PIXELS = """(args) => {
     sum = (sum * 31 + r + 7 * g + 13 * b) % 1000000007;
   }
   const [i, j, side] = cell, sx = canvas.width / side, sy = canvas.height / side;
+  const top = Math.floor(canvas.height - (j + 1) * sy);
   const box = canvas.getContext('2d').getImageData(
-    Math.floor(i * sx), Math.floor(canvas.height - (j + 1) * sy), Math.floor(sx), Math.floor(sy)).data;
+    Math.floor(i * sx), top, Math.floor(sx), Math.floor(sy)).data;
   let inCell = 0;
-  for (let k = 0; k < box.length; k += 4) inCell += box[k] === 255 && box[k + 1] === 0 && box[k + 2] === 255;
+  for (let k = 0; k < box.length; k += 4) {
+    inCell += box[k] === 255 && box[k + 1] === 0 && box[k + 2] === 255;
+  }
   return {magenta, white, sum, inCell, cellPixels: box.length / 4};
 }"""
 NAN_CELL = [100, 30, 128]
