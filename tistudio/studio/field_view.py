@@ -155,10 +155,12 @@ class FieldView(anywidget.AnyWidget):
         self._throttle.flush()
 
     def close(self) -> None:
-        if self._unsubscribe is not None:
+        # also called by Widget.__del__ on a view whose __init__ failed (bad cmap): no attributes
+        if getattr(self, "_unsubscribe", None) is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        self._throttle.cancel()
+        if hasattr(self, "_throttle"):
+            self._throttle.cancel()
         super().close()
 
     # --- pictures ----------------------------------------------------------------------------
@@ -214,8 +216,10 @@ def render_png(values: np.ndarray, title: str, cmap: str, slice_index: int = 0) 
     else:
         picture = values[min(slice_index, values.shape[0] - 1)] if values.ndim == 3 else values
         # i to the right and j up, as Taichi's GUI and the browser view show a field
-        image = ax.imshow(np.ma.masked_invalid(picture.T), cmap=cmap, origin="lower")
-        image.cmap.set_bad("#ff00ff")
+        import matplotlib
+
+        colours = matplotlib.colormaps[cmap].with_extremes(bad="#ff00ff")  # NaN/Inf: magenta
+        image = ax.imshow(np.ma.masked_invalid(picture.T), cmap=colours, origin="lower")
         fig.colorbar(image, ax=ax)
     ax.set_title(title)
     buffer = io.BytesIO()
