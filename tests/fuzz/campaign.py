@@ -1,7 +1,8 @@
 """A long differential-fuzzing campaign: `python -m tests.fuzz.campaign --examples 5000`.
 
 Generates random kernels (tests/fuzz/generator.py), runs each on the CPU back end and on the IR
-interpreter (early and final IR), and prints how many kernels it tried, how many disagreed and
+interpreter (early and final IR), with `--gpu` also on the WebGPU back end and with `--debug` in
+debug mode (tests/fuzz/variants.py), and prints how many kernels it tried, how many disagreed and
 how long it took. Sources of disagreeing kernels go to `--out`; `--shrink` instead stops at the
 first disagreement and lets hypothesis shrink it to a minimal kernel.
 """
@@ -17,6 +18,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from tests.fuzz.generator import Program, programs
 from tests.fuzz.harness import run_program
+from tests.fuzz.variants import run_variants
 
 
 def main() -> None:
@@ -25,6 +27,8 @@ def main() -> None:
     parser.add_argument("--int-only", action="store_true", help="integer kernels, fast_math on")
     parser.add_argument("--shrink", action="store_true", help="stop at and shrink the first")
     parser.add_argument("--out", type=Path, default=Path("fuzz-mismatches"))
+    parser.add_argument("--gpu", action="store_true", help="also on the GPU (lavapipe) vs the CPU")
+    parser.add_argument("--debug", action="store_true", help="also in debug mode vs release")
     options = parser.parse_args()
     warnings.simplefilter("ignore")
     tried, failures = [0], []
@@ -42,6 +46,8 @@ def main() -> None:
         tried[0] += 1
         try:
             run_program(program, fast_math=options.int_only)
+            if options.gpu or options.debug:
+                run_variants(program, gpu=options.gpu, debug=options.debug)
         except Exception as e:  # noqa: BLE001 - every failure is a finding, kept and counted
             failures.append((program, e))
             if options.shrink:

@@ -66,26 +66,44 @@ def random_values(dtype: np.dtype, shape: tuple[int, ...], rng: np.random.Genera
     return np.where(rng.random(shape) < 0.5, small, raw)
 
 
-def run_program(program: Program, fast_math: bool = False) -> None:
-    """Run `program` on the CPU and on the interpreter (twice); raise `Mismatch` if they differ."""
-    ti.init(arch=ti.cpu, offline_cache=False, fast_math=fast_math)
-    module = load_program(program)
-    kern, fields = module.make(ti)
+@dataclass
+class Loaded:
+    """A program made in the current `ti` program, its fields filled with its seed's data."""
+
+    kern: Any
+    fields: list[Any]
+    ndarrays: list[Any]  # the program's ndarray `Array`s
+    arrays: list[np.ndarray]  # their NumPy data
+    args: list[Any]  # scalar arguments, then the arrays
+
+    def outcome(self, returned: Any) -> Outcome:
+        return Outcome(returned, _arrays_of(self.fields, self.ndarrays, self.arrays))
+
+
+def load(program: Program, **init: Any) -> Loaded:
+    """`ti.init(**init)`, then make the program and fill its fields and ndarrays."""
+    ti.init(offline_cache=False, **init)
+    kern, fields = load_program(program).make(ti)
     rng = np.random.default_rng(program.data_seed)
     for f in fields:
         f.from_numpy(random_values(f.to_numpy().dtype, f.to_numpy().shape, rng))
     ndarrays = [a for a in program.arrays if a.is_ndarray]
     arrays = [random_values(np.dtype(_numpy_name(a.dtype)), a.shape, rng) for a in ndarrays]
     args = [value for _, value in program.scalar_args] + arrays
+    return Loaded(kern, fields, ndarrays, arrays, args)
+
+
+def run_program(program: Program, fast_math: bool = False) -> None:
+    """Run `program` on the CPU and on the interpreter (twice); raise `Mismatch` if they differ."""
+    loaded = load(program, arch=ti.cpu, fast_math=fast_math)
     program_state = impl.get_program()
     program_state.materialize()
     initial = [t.buffer.copy() for t in program_state.trees]
-    initial_arrays = [a.copy() for a in arrays]
-    cpu_returned = kern(*args)
-    cpu = Outcome(cpu_returned, _arrays_of(fields, ndarrays, arrays))
-    final = kern.instances()[0].result.final_ir
+    initial_arrays = [a.copy() for a in loaded.arrays]
+    cpu = loaded.outcome(loaded.kern(*loaded.args))
+    final = loaded.kern.instances()[0].result.final_ir
     interpreted = {}
-    for label, ir in (("early IR", early_ir(kern, args)), ("final IR", final)):
+    for label, ir in (("early IR", early_ir(loaded.kern, loaded.args)), ("final IR", final)):
         trees = [b.copy() for b in initial]
         copies = [a.copy() for a in initial_arrays]
         returned = interpret(ir, [v for _, v in program.scalar_args] + copies, trees)
@@ -95,7 +113,7 @@ def run_program(program: Program, fast_math: bool = False) -> None:
         for tree, buffer in zip(program_state.trees, trees):
             tree.buffer[...] = buffer
         value = returned[0] if returned else None
-        outcome = Outcome(value, _arrays_of(fields, ndarrays, copies))
+        outcome = Outcome(value, _arrays_of(loaded.fields, loaded.ndarrays, copies))
         compare(cpu, outcome, exact, f"CPU vs interpreter on {label}", program.ret_type or "")
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from tistudio.ir.ops import BinaryOpType as B
 from tistudio.ir.ops import UnaryOpType as U
 from tistudio.ir.statements import normalize_value
-from tistudio.ir.types import PrimitiveType
+from tistudio.ir.types import PrimitiveType, i32, i64
 
 Value = int | float | bool
 
@@ -164,12 +164,24 @@ def cast_value(value: Value, src: PrimitiveType, dst: PrimitiveType) -> Value | 
         return float(np.array(int(value), src.numpy_name).astype(dst.numpy_name))
     if dst.is_float:
         return float(as_numpy(value, src).astype(dst.numpy_name))
+    # float -> int truncates toward zero and saturates, as both back ends do (LLVM's
+    # fptosi.sat; WGSL by hand): NaN is 0, types narrower than 32 bits saturate in i32 and u32
+    # in i64, then wrap
     x = float(as_numpy(value, src))
-    if not math.isfinite(x):
-        return None
-    truncated = math.trunc(x)  # float -> int truncates toward zero
-    # a value out of the target's range is poison in LLVM: leave it to the back end
-    return truncated if normalize_value(truncated, dst) == truncated else None
+    wide = dst
+    if dst.bits < 32 or (dst.bits == 32 and dst.kind == "uint"):
+        wide = i32 if dst.bits < 32 else i64
+    return normalize_value(_saturate(x, wide), dst)
+
+
+def _saturate(x: float, t: PrimitiveType) -> int:
+    if math.isnan(x):
+        return 0
+    low = 0 if t.kind == "uint" else -(1 << (t.bits - 1))
+    high = (1 << t.bits) - 1 if t.kind == "uint" else (1 << (t.bits - 1)) - 1
+    if math.isinf(x):
+        return high if x > 0 else low
+    return max(low, min(high, math.trunc(x)))
 
 
 def cast_bits(value: Value, src: PrimitiveType, dst: PrimitiveType) -> Value | None:
