@@ -12,7 +12,8 @@ import numpy as np
 from playwright.sync_api import Page, expect
 
 import tistudio.aot
-from tests.studio.test_browser import SETUP, run_all, wait_until_cell_ran
+from tests.studio.lab_page import run_all
+from tests.studio.test_browser import SETUP, wait_until_cell_ran
 
 CELL = """%%ti_kernel --show passes,export
 x = ti.field(ti.f32, shape=(16, 8))

@@ -9,21 +9,13 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from tests.studio.lab_page import run_all
 from tests.studio.test_browser import KERNEL_CELL, SETUP, wait_until_cell_ran
-
-
-def run_all_notebook7(page: Page, url: str) -> None:
-    page.goto(url)
-    page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
-    expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(
-        1, timeout=60_000
-    )
-    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
 
 
 def test_panel_works_in_notebook7(lab, page: Page, artifacts):
     cells = [SETUP, KERNEL_CELL, "paint(0.6, 1.0)"]
-    run_all_notebook7(page, lab.notebook7("nb7.ipynb", cells))
+    run_all(page, lab.notebook7("nb7.ipynb", cells))
     assert "/notebooks/nb7.ipynb" in page.url and "/lab" not in page.url
     wait_until_cell_ran(page, 2, 3)
     explorer = page.locator(".tistudio-passes")

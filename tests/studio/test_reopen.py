@@ -15,7 +15,8 @@ import urllib.request
 import nbformat
 from playwright.sync_api import Page, expect
 
-from tests.studio.test_browser import KERNEL_CELL, SETUP, run_all, wait_until_cell_ran
+from tests.studio.lab_page import open_notebook, run_all
+from tests.studio.test_browser import KERNEL_CELL, SETUP, wait_until_cell_ran
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -65,12 +66,7 @@ def test_panel_survives_save_close_and_reopen(lab, page: Page, artifacts):
     state = saved["metadata"]["widgets"][WIDGET_STATE]["state"]
     assert data[WIDGET_VIEW]["model_id"] in state
 
-    page.goto(url)  # reopen: a fresh kernel starts, nothing runs
-    page.locator(".jp-Dialog .jp-mod-accept").or_(page.locator(".tistudio-panel")).first.wait_for(
-        timeout=60_000
-    )
-    if page.locator(".jp-Dialog .jp-mod-accept").count():
-        page.locator(".jp-Dialog .jp-mod-accept").click()
+    open_notebook(page, url)  # reopen: a fresh kernel starts, nothing runs
     panel = page.locator(".tistudio-panel")
     expect(panel).to_have_count(1, timeout=30_000)
     expect(page.locator(".jp-InputPrompt").nth(1)).to_have_text("[2]:")  # not run again

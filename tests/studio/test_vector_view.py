@@ -12,7 +12,8 @@ import time
 
 from playwright.sync_api import Page, expect
 
-from tests.studio.test_browser import SETUP, run_all
+from tests.studio.lab_page import run_all
+from tests.studio.test_browser import SETUP
 
 VECTOR_CELL = """%%ti_kernel --show fields
 v = ti.Vector.field(2, ti.f32, shape=(128, 128), name="v")
