@@ -56,6 +56,9 @@ def test_panel_survives_save_close_and_reopen(lab, page: Page, artifacts):
     assert shut_down_kernels(lab, "reopen.ipynb") == 1
 
     saved = panel_output(lab.root / "reopen.ipynb")
+    size = (lab.root / "reopen.ipynb").stat().st_size
+    print(f"saved notebook with one panel (96x96 field): {size} bytes")
+    assert size < 1_000_000, size  # widget state + fallback PNG stay small enough for git
     data = saved["data"]
     assert WIDGET_VIEW in data
     assert "tistudio" in data["text/plain"] and "paint on cpu" in data["text/plain"]
