@@ -78,7 +78,8 @@ def test_vector_field_shows_magnitude_arrows_and_nan_live(lab, page: Page, artif
     expect(field).to_have_attribute("data-nan", "1")
     expect(field.locator(".ti-nan")).to_have_text("1")
     assert after["white"] > 200, after  # the arrows
-    assert after["magenta"] >= 1, after  # the NaN cell, between the arrows
+    # the NaN cell, between the rotating arrows (two frames: one arrow may cover it in one)
+    assert before["magenta"] + after["magenta"] >= 1, (before, after)
     field.screenshot(path=artifacts / "field_view_vector_live.png")
     expect(busy).to_have_count(0, timeout=30_000)
     painted = int(field.get_attribute("data-painted"))
