@@ -163,6 +163,7 @@ def test_cell_kernels_get_debug_checks_by_default_and_keep_the_fields(shell, cap
     assert "TaichiAssertionError" in out and "magic.py" not in out
     assert "(kernel=put, line 2) Accessing field 'x' of shape (4,) with indices (4,)" in out
     assert not ti.lang.impl.current_config().debug  # the program and its fields stayed
+    assert panel_of(shell, "put").kernels  # kept although the cell raised (closed on teardown)
     shell.run_cell("put(3)\nassert x.to_numpy().tolist() == [0, 0, 0, 3]").raise_error()
     shell.run_cell("%%ti_kernel --no-debug\ndef k(i: ti.i32):\n    assert i < 0\n\nk(1)\n")
     assert shell.user_ns["k"].debug is None and not ti.lang.impl.current_config().debug

@@ -12,8 +12,9 @@ import inspect
 import operator
 import time
 import typing
+import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -270,8 +271,6 @@ class Kernel:
         )
         self._cache[key] = entry
         for message, loc in result.warnings:
-            import warnings
-
             where = f"{loc.filename}:{loc.line}: " if loc is not None else ""
             warnings.warn(f"{where}{message}", stacklevel=3)
         if bus.wants("compiled"):
@@ -285,7 +284,7 @@ class Kernel:
         ir = self._frontend_ir(name, args, specs, program)
         frontend_ms = (time.perf_counter() - start) * 1e3
         echo = print if program.config.print_ir else None
-        result = program.compile(ir, record, echo, self._source_text(), self._config(program))
+        result = program.compile(ir, record, echo, self._source_text(), self.debug)
         result.frontend_ms = frontend_ms
         return result
 
@@ -324,13 +323,9 @@ class Kernel:
             templates,
             ndarrays,
             self._ret_types(),
-            self._config(program),
+            program.config_for(self.debug),
             name,
         )
-
-    def _config(self, program: Any) -> Any:
-        same = self.debug is None or self.debug == program.config.debug
-        return program.config if same else replace(program.config, debug=self.debug)
 
     def _source_text(self) -> str:
         """The kernel's own lines and where they are: part of the offline cache's key."""

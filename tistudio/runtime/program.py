@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -147,20 +147,27 @@ class Program:
                 self._backend.runtime_cache = RuntimeSlot(self.offline_cache, self._backend)
         return self._backend
 
+    def config_for(self, debug: bool | None) -> CompileConfig:
+        """The config of a kernel with its own debug setting (`%%ti_kernel` gives its kernels
+        debug checks without restarting the program); None: the program's."""
+        if debug is None or debug == self.config.debug:
+            return self.config
+        return replace(self.config, debug=debug)
+
     def compile(
         self,
         kernel: Kernel,
         record: bool = False,
         echo: Callable[[str], None] | None = None,
         source: str = "",
-        config: CompileConfig | None = None,
+        debug: bool | None = None,
     ) -> CompileResult:
         """Run the pass pipeline on the frontend IR `kernel`, then the back end; or, when the
         offline cache has this kernel (`source` is its Python text, part of the key), load it.
-        `config` replaces the program's for this kernel (only `debug` may differ)."""
+        `debug`, if not None, is this kernel's own debug setting (see `config_for`)."""
         from tistudio.passes.pipeline import compile_to_final_ir
 
-        config = config or self.config
+        config = self.config_for(debug)
         bypass = record or echo is not None or config.debug
         found = offline_cache.lookup(self, kernel, source, bypass=bypass)
         if found.result is not None:

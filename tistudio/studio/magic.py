@@ -159,16 +159,21 @@ class StudioMagics(Magics):
         notes = ensure_program(args.arch, args.debug)
         debug = True if args.debug is None else None  # checks by default; flags restart
         hook = CellHook(lambda: self._start_panel(show, notes, args.export), debug)
-        self._run(cell, hook)
-        if hook.panel is not None:
-            hook.panel.finish()
-            if hook.panel.display_handle is not None:
-                hook.panel.display_handle.update(hook.panel)  # fresh static HTML for nbviewer
-            key = tuple(k.__name__ for k in hook.panel.kernels)
-            old = self.panels.pop(key, None)
-            if old is not None and old is not hook.panel:
-                old.close()  # the cell ran again: its old kernels are gone
-            self.panels[key] = hook.panel
+        try:
+            self._run(cell, hook)
+        finally:  # a cell that raised keeps its panel too (and it is closed when re-run)
+            if hook.panel is not None:
+                self._keep(hook.panel)
+
+    def _keep(self, panel: Panel) -> None:
+        panel.finish()
+        if panel.display_handle is not None:
+            panel.display_handle.update(panel)  # fresh static HTML for nbviewer
+        key = tuple(k.__name__ for k in panel.kernels)
+        old = self.panels.pop(key, None)
+        if old is not None and old is not panel:
+            old.close()  # the cell ran again: its old kernels are gone
+        self.panels[key] = panel
 
     def _start_panel(self, show: tuple[str, ...], notes: list[str], export: str | None) -> Panel:
         arch = impl.current_config().arch
