@@ -208,3 +208,24 @@ def test_prints_before_a_failed_check_are_shown_and_big_launches_recover(arch, c
     for _ in range(2):
         assert "indices (1048576,)" in _raises(total, big, (1 << 20) + 1)
         assert total(big, 1 << 20) == float(1 << 20)
+
+
+def test_checks_travel_with_the_kernel_spec_into_a_cpu_aot_module(tmp_path) -> None:  # noqa: ANN001
+    ti.init(arch=ti.cpu, debug=True, offline_cache=False)
+
+    @ti.kernel
+    def poke(a: ti.types.ndarray(dtype=ti.i32, ndim=1), i: ti.i32):
+        a[i] = 7
+
+    module = ti.aot.Module(ti.cpu)
+    module.add_kernel(poke)
+    module.save(tmp_path / "m")
+    loaded = ti.aot.load(tmp_path / "m").get_kernel("poke")
+    arr = np.zeros(4, np.int32)
+    for _ in range(2):  # the record is cleared, and nothing is written past the temporaries
+        with pytest.raises(
+            ti.TaichiAssertionError, match=r"'a' of shape \(4,\) with indices \(4,\)"
+        ):
+            loaded(arr, 4)
+    loaded(arr, 3)
+    assert arr.tolist() == [0, 0, 0, 7]

@@ -21,7 +21,7 @@ import numpy as np
 
 from tistudio.ir.statements import Assert, normalize_value
 from tistudio.ir.stmt import Kernel, SourceLoc, walk
-from tistudio.ir.types import PrimitiveType
+from tistudio.ir.types import PrimitiveType, parse_type
 
 RECORD_HEADER = 8  # bytes before the first argument: the u32 check number + 1, and padding
 ARG_BYTES = 8
@@ -56,6 +56,23 @@ def assert_table(kernel: Kernel) -> tuple[AssertInfo, ...]:
     return tuple(
         AssertInfo(a.message, tuple(arg.ret_type for arg in a.args), a.loc)  # type: ignore[misc]
         for a in kernel_asserts(kernel)
+    )
+
+
+def checks_to_json(table: tuple[AssertInfo, ...]) -> list:
+    """The table as JSON (AOT modules and the disk cache store it with the kernel)."""
+    out = []
+    for info in table:
+        loc = info.loc
+        where = None if loc is None else [loc.filename, loc.line, loc.col, loc.source_line]
+        out.append([info.message, [str(t) for t in info.arg_types], where])
+    return out
+
+
+def checks_from_json(data: list) -> tuple[AssertInfo, ...]:
+    return tuple(
+        AssertInfo(message, tuple(parse_type(t) for t in types), where and SourceLoc(*where))
+        for message, types, where in data
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from tistudio.backends.llvm.context import ContextLayout, ParamSlots
 from tistudio.backends.llvm.launcher import task_grain
-from tistudio.ir.assertions import AssertInfo, assert_table
+from tistudio.ir.assertions import AssertInfo, assert_table, checks_from_json, checks_to_json
 from tistudio.ir.ops import TaskType
 from tistudio.ir.printing import PrintFormat, print_formats
 from tistudio.ir.statements import Offloaded
@@ -47,7 +47,7 @@ class KernelSpec:
     functions: tuple[str, ...]
     has_launcher: bool = False
     print_formats: tuple[PrintFormat, ...] = ()  # by format id (see `ir/printing.py`)
-    checks: tuple[AssertInfo, ...] = ()  # debug checks (never stored: debug is not cached)
+    checks: tuple[AssertInfo, ...] = ()  # debug checks (see `ir/assertions.py`)
 
     @classmethod
     def of(cls, kernel: Kernel, layout: ContextLayout, functions: list[str], grain: int):
@@ -98,6 +98,7 @@ class KernelSpec:
             "functions": list(self.functions),
             "has_launcher": self.has_launcher,
             "print_formats": [[f.template, [str(t) for t in f.dtypes]] for f in self.print_formats],
+            "checks": checks_to_json(self.checks),
         }
 
     @classmethod
@@ -123,4 +124,5 @@ class KernelSpec:
                 PrintFormat(template, tuple(TYPES_BY_NAME[t] for t in dtypes))
                 for template, dtypes in data.get("print_formats", [])
             ),
+            checks=checks_from_json(data.get("checks", [])),
         )
