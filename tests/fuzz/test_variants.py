@@ -59,3 +59,26 @@ def test_out_of_range_float_to_int_casts_saturate_alike_on_cpu_and_gpu() -> None
     assert cpu[0] == (-1, 255, 2**31 - 1, 2**32 - 1, 2**63 - 1, 2**32 - 1, 2**63 - 1)
     assert cpu[6] == (0,) * 7
     assert _casts(ti.vulkan, values) == cpu
+
+
+def _divide_by_zero(arch) -> list[float]:  # noqa: ANN001
+    ti.init(arch=arch, offline_cache=False, fast_math=False)
+
+    @ti.kernel
+    def quotients(a: ti.f32, i: ti.i32) -> ti.types.vector(4, ti.f64):
+        zero = 0
+        return ti.Vector([a / 0.0, ti.cast(a, ti.f64) / -0.0, i / zero, ti.cast(i / zero, ti.i32)])
+
+    return [float(v) for a, i in ((3.0, 5), (-3.0, -5), (0.0, 0)) for v in quotients(a, i)]
+
+
+def test_division_by_a_constant_zero_is_ieee_on_cpu_and_gpu() -> None:
+    """Found by GPU fuzzing: lavapipe folded `x / 0.0` with a constant zero to 0 (the CPU and a
+    zero known only at run time give the infinity), so `ti.cast(i / 0, ti.i32)` was 0, not
+    2147483647."""
+    cpu = _divide_by_zero(ti.cpu)
+    assert cpu[:4] == [math.inf, -math.inf, math.inf, 2**31 - 1]
+    gpu = _divide_by_zero(ti.vulkan)
+    assert [("nan" if math.isnan(v) else v) for v in gpu] == [
+        ("nan" if math.isnan(v) else v) for v in cpu
+    ]

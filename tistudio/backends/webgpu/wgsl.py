@@ -158,6 +158,28 @@ def _through_f32(expr: str | None) -> str | None:
     return None if expr is None else f"f16({expr})"
 
 
+def _float_binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
+    fmt = FLOAT_BINARY.get(op) or WGSL_BINARY.get(op)
+    if fmt is None or op.is_bitwise:
+        return None
+    if op is B.atan2:
+        fmt = "ti_atan2_{t}({a}, {b})"  # see f64math.py
+    if op is B.div and re.fullmatch(r"-?0\.0(f|lf)", b):
+        return _divide_by_zero(dtype, a, b.startswith("-"))
+    return fmt.format(a=a, b=b, t=WGSL_TYPE[dtype.name])
+
+
+def _divide_by_zero(dtype: PrimitiveType, a: str, negative: bool) -> str:
+    """`a / 0.0` as IEEE defines it (the sign of `a` times that of the zero as infinity, NaN
+    for 0 or NaN): drivers may fold a division by a constant zero to anything (lavapipe gives
+    0), where the CPU and a division by a zero known only at run time give the infinity."""
+    inf, ninf = literal(math.inf, dtype), literal(-math.inf, dtype)
+    above, below = (ninf, inf) if negative else (inf, ninf)
+    zero_ = zero(dtype)
+    signed = f"select({below}, {above}, {a} > {zero_})"
+    return f"select({signed}, {literal(math.nan, dtype)}, !({a} > {zero_} || {a} < {zero_}))"
+
+
 # operators whose result can leave a narrow integer's range
 _WRAPS = {B.add, B.sub, B.mul, B.bit_shl}
 _SHIFT = {B.bit_shl: "<<", B.bit_shr: ">>", B.bit_sar: ">>"}
@@ -174,12 +196,7 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
     if dtype.name == "f16" and op in _F16_THROUGH_F32:
         return _through_f32(binary(op, _F32, f"f32({a})", f"f32({b})"))
     if dtype.is_float:
-        fmt = FLOAT_BINARY.get(op) or WGSL_BINARY.get(op)
-        if fmt is None or op.is_bitwise:
-            return None
-        if op is B.atan2:
-            fmt = "ti_atan2_{t}({a}, {b})"  # see f64math.py
-        return fmt.format(a=a, b=b, t=WGSL_TYPE[dtype.name])
+        return _float_binary(op, dtype, a, b)
     if op in _SHIFT:
         return narrow(_shift(op, dtype, a, b), dtype)
     if op in (B.div, B.mod):
