@@ -67,6 +67,9 @@ def test_build_then_load_and_inspect(tmp_path):
         "exported kernel saxpy (saxpy_impl)",
         "wrote out.tcm (cpu)",
     ]
+    again = _run("build", "script.py", "-o", "again.tcm", cwd=tmp_path)  # another process
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "again.tcm").read_bytes() == (tmp_path / "out.tcm").read_bytes()
     m = tistudio.aot.load(tmp_path / "out.tcm")
     assert m.kernel_names == ["count", "saxpy"]
     assert m.metadata["required_caps"] == ["example_cap"]

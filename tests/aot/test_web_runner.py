@@ -29,24 +29,32 @@ BROWSER_LACKS = frozenset(
 )
 SITE = "https://tistudio.test"
 
-RUN = """async () => {
+RUN = """async () => Promise.race([new Promise((_, fail) => setTimeout(() => fail(
+    new Error("the runner did not finish within 60 s")), 60000)), (async () => {
+  console.log("step: load");
   const m = await tistudio.load("%s/m.tcm");
+  console.log("step: init");
   await m.kernel("init").run([2.0]);
   const arr = new Float32Array(5);
+  console.log("step: graph");
   await m.runGraph("g", {arr, val: 10});
+  console.log("step: fields");
   const x = await m.readField("x"), v = await m.readField("v");
+  console.log("step: total");
   const total = await m.kernel("total").run([]);
+  console.log("step: errors");
   const errors = [];
   for (const bad of [() => m.kernel("fill").run([new Float64Array(3), 1]),
                      () => m.kernel("fill").run([arr]),
                      () => m.runGraph("g", {val: 1}),
                      () => tistudio.load("%s/v7.tcm"),
                      () => tistudio.load("%s/crc.tcm")]) {
+    console.log("step: error " + errors.length);
     try { await bad(); errors.push("no error"); } catch (e) { errors.push(String(e)); }
   }
   return {arr: Array.from(arr), x: Array.from(x.data), xs: x.shape, v: Array.from(v.data),
           vs: v.shape, total, errors, kernels: m.kernelNames, graphs: m.graphNames};
-}"""
+})()])"""
 
 
 @pytest.fixture(scope="module")
@@ -88,9 +96,15 @@ def test_browser_runs_a_gpu_module(runner_html, tmp_path):
         )
         try:
             page = browser.new_page()
+            steps: list[str] = []
+            page.on("console", lambda message: steps.append(message.text))
             page.route(f"{SITE}/**", serve)
-            page.goto(f"{SITE}/runner.html?module={SITE}/m.tcm")
-            result = page.evaluate(RUN % (SITE, SITE, SITE))
+            page.goto(f"{SITE}/runner.html")
+            try:
+                result = page.evaluate(RUN % (SITE, SITE, SITE))
+            except Exception as e:
+                raise AssertionError(f"{e}; the page logged {steps}") from None
+            page.goto(f"{SITE}/runner.html?module={SITE}/m.tcm")  # the page's own controls
             page.wait_for_function("document.getElementById('run').disabled === false")
             page.fill("#args", '{"arr": [0, 0, 0], "val": 1.5}')
             page.click("#run")
