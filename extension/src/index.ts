@@ -4,7 +4,9 @@
  * `%%ti_kernel` cells are Python, so the cell keeps JupyterLab's Python highlighting and this
  * extension only adds CodeMirror 6 decorations on top: the magic line gets `ti-magic-line`, and
  * every `ti.<name>` gets `ti-builtin`, so the Taichi parts of a cell stand out from plain Python.
- * A command-palette entry inserts a template `%%ti_kernel` cell below the active one.
+ * A command-palette entry inserts a template `%%ti_kernel` cell below the active one, and a
+ * reopened notebook shows a studio panel's saved HTML where ipywidgets finds no model
+ * (`fallback.ts`).
  */
 import {
   JupyterFrontEnd,
@@ -16,6 +18,7 @@ import {
   IEditorExtensionRegistry
 } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookActions } from '@jupyterlab/notebook';
+import { fallbackPlugin } from './fallback';
 import { tiKernelHighlight } from './highlight';
 
 export const INSERT_COMMAND = 'tistudio:insert-ti-kernel-cell';
@@ -75,4 +78,4 @@ const insertPlugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [highlightPlugin, insertPlugin];
+export default [highlightPlugin, insertPlugin, fallbackPlugin];
