@@ -11,7 +11,7 @@
  * ipywidgets registers its renderer per notebook once the kernel is known, removing every other
  * factory for the widget-view MIME type first, so a competing renderer factory would not survive.
  * Instead this plugin watches each notebook for ipywidgets' error box (the renderer adds the
- * `jupyter-widgets` class when it gives up) and, only when the same output carries tistudio's
+ * `jupyter-widgets` class when it gives up, see `watch`) and, only when the same output carries tistudio's
  * fallback, renders that `text/html` in its place with the notebook's own HTML renderer (so the
  * notebook's trust and sanitising apply as for any other HTML output). Live widgets, other
  * libraries' widgets and every other error stay exactly as they are.
@@ -99,7 +99,26 @@ async function showFallback(panel: NotebookPanel, node: Element): Promise<void> 
   found.renderer.addWidget(fallback);
 }
 
-/** Watches one notebook for ipywidgets' error box: it adds `jupyter-widgets` when it fails. */
+const ERROR_BOXES = '.jp-OutputArea-output.jupyter-widgets';
+
+/** The elements a mutation may have turned into (or brought in with) an error box. */
+function touched(record: MutationRecord): Element[] {
+  if (record.type === 'attributes') {
+    return record.target instanceof Element ? [record.target] : [];
+  }
+  const found: Element[] = [];
+  record.addedNodes.forEach(node => {
+    if (node instanceof Element) {
+      found.push(node, ...Array.from(node.querySelectorAll(ERROR_BOXES)));
+    }
+  });
+  return found;
+}
+
+/**
+ * Watches one notebook for ipywidgets' error box: it adds `jupyter-widgets` when it fails, and a
+ * windowed notebook may attach a cell whose output failed while it was detached.
+ */
 function watch(panel: NotebookPanel): void {
   const scan = (nodes: Element[]) => {
     for (const node of nodes) {
@@ -111,19 +130,16 @@ function watch(panel: NotebookPanel): void {
     }
   };
   const observer = new MutationObserver(records =>
-    scan(
-      records
-        .map(record => record.target)
-        .filter((target): target is Element => target instanceof Element)
-    )
+    scan(([] as Element[]).concat(...records.map(touched)))
   );
   observer.observe(panel.node, {
     subtree: true,
+    childList: true,
     attributes: true,
     attributeFilter: ['class']
   });
   panel.disposed.connect(() => observer.disconnect());
-  scan(Array.from(panel.node.querySelectorAll('.jp-OutputArea-output.jupyter-widgets')));
+  scan(Array.from(panel.node.querySelectorAll(ERROR_BOXES)));
 }
 
 export const fallbackPlugin: JupyterFrontEndPlugin<void> = {

@@ -6,6 +6,7 @@ ipywidgets shows "Error displaying widget: model not found". tistudio's JupyterL
 (`extension/src/fallback.ts`) renders the same output's `text/html` fallback there instead: the
 header, the pass table, the cache row and the field as a PNG. Other libraries' widgets keep
 ipywidgets' message (an IntSlider here), so only outputs carrying tistudio's fallback change.
+It runs in JupyterLab and in Notebook 7 (the same plugin serves both).
 
 The session's server has "save widget state" on (conftest.py, for test_reopen.py); this test
 turns it off through JupyterLab's settings API for its own run and turns it back on afterwards.
@@ -14,6 +15,7 @@ turns it off through JupyterLab's settings API for its own run and turns it back
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 
 import nbformat
@@ -53,8 +55,21 @@ def default_widget_settings(lab):
     _settings(lab, before)
 
 
-def test_reopened_panel_shows_saved_html(lab, page: Page, artifacts, default_widget_settings):
-    url = lab.notebook("reopen_default.ipynb", [SETUP, KERNEL_CELL, SLIDER_CELL])
+def _saved_panel(path) -> dict:
+    """The panel's output in the notebook on disk, once the save has written it (else {})."""
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except (OSError, ValueError):
+        return {}
+    shown = [o for o in nb.cells[1].outputs if o.get("output_type") == "display_data"]
+    return shown[0]["data"] if len(shown) == 1 and "text/html" in shown[0]["data"] else {}
+
+
+@pytest.mark.parametrize("ui", ["lab", "notebook7"])
+def test_reopened_panel_shows_saved_html(lab, page: Page, artifacts, default_widget_settings, ui):
+    name = f"reopen_default_{ui}.ipynb"
+    cells = [SETUP, KERNEL_CELL, SLIDER_CELL]
+    url = lab.notebook(name, cells) if ui == "lab" else lab.notebook7(name, cells)
     run_all(page, url)
     wait_until_cell_ran(page, 2, 3)
     live = page.locator(".jp-Cell").nth(1)
@@ -63,11 +78,14 @@ def test_reopened_panel_shows_saved_html(lab, page: Page, artifacts, default_wid
     expect(live.locator(".tistudio-fallback, .tistudio-static")).to_have_count(0)  # live: as is
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
     expect(page.locator(".jp-mod-dirty")).to_have_count(0, timeout=15_000)
-    page.evaluate("() => window.jupyterapp.commands.execute('application:close-all')")
-    expect(page.locator(".jp-Notebook")).to_have_count(0, timeout=15_000)
-    assert shut_down_kernels(lab, "reopen_default.ipynb") == 1
+    deadline = time.monotonic() + 15
+    while not _saved_panel(lab.root / name):
+        assert time.monotonic() < deadline, "the notebook was not saved with the panel's output"
+        time.sleep(0.2)
+    page.goto("about:blank")  # close the notebook
+    assert shut_down_kernels(lab, name) == 1
 
-    nb = nbformat.read(lab.root / "reopen_default.ipynb", as_version=4)
+    nb = nbformat.read(lab.root / name, as_version=4)
     assert WIDGET_STATE not in nb.metadata.get("widgets", {})  # the default: no saved state
     (shown,) = [o for o in nb.cells[1].outputs if o.get("output_type") == "display_data"]
     assert WIDGET_VIEW in shown["data"] and 'class="tistudio-static"' in shown["data"]["text/html"]
@@ -93,4 +111,4 @@ def test_reopened_panel_shows_saved_html(lab, page: Page, artifacts, default_wid
     expect(cells.nth(1).get_by_text("Error displaying widget")).to_have_count(0)
     assert cells.nth(1).inner_text().count("Error displaying widget") == 0
     assert page.locator(".jp-Notebook").inner_text().count("Error displaying widget") == 1
-    saved.screenshot(path=artifacts / "reopened_default_panel.png")
+    saved.screenshot(path=artifacts / f"reopened_default_panel_{ui}.png")
