@@ -88,10 +88,13 @@ async function showFallback(panel: NotebookPanel, node: Element): Promise<void> 
     fallback.dispose(); // the widget came back (or the output went) in the meantime
     return;
   }
-  for (const old of [...found.renderer.widgets]) {
-    old.dispose(); // an earlier fallback, if ipywidgets re-rendered and failed again
-  }
   found.renderer.node.textContent = '';
+  for (const old of [...found.renderer.widgets]) {
+    // an earlier fallback, if ipywidgets cleared the node, rendered again and failed again
+    // (its `_rerender`): put the node back so that the layout can detach it
+    found.renderer.node.appendChild(old.node);
+    old.dispose();
+  }
   found.renderer.removeClass('jupyter-widgets');
   found.renderer.addClass(FALLBACK_CLASS);
   found.renderer.node.title =

@@ -22,7 +22,7 @@ import nbformat
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.studio.lab_page import open_notebook, run_all
+from tests.studio.lab_page import KERNEL_READY, open_notebook, run_all
 from tests.studio.test_browser import KERNEL_CELL, SETUP, wait_until_cell_ran
 from tests.studio.test_reopen import WIDGET_STATE, WIDGET_VIEW, shut_down_kernels
 
@@ -90,6 +90,8 @@ def test_reopened_panel_shows_saved_html(lab, page: Page, artifacts, default_wid
     (shown,) = [o for o in nb.cells[1].outputs if o.get("output_type") == "display_data"]
     assert WIDGET_VIEW in shown["data"] and 'class="tistudio-static"' in shown["data"]["text/html"]
 
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if "tistudio" in m.text else None)
     open_notebook(page, url)  # reopen: a fresh kernel starts, nothing runs
     expect(page.locator(".jp-InputPrompt").nth(1)).to_have_text("[2]:")  # not run again
     cells = page.locator(".jp-Cell")
@@ -112,3 +114,13 @@ def test_reopened_panel_shows_saved_html(lab, page: Page, artifacts, default_wid
     assert cells.nth(1).inner_text().count("Error displaying widget") == 0
     assert page.locator(".jp-Notebook").inner_text().count("Error displaying widget") == 1
     saved.screenshot(path=artifacts / f"reopened_default_panel_{ui}.png")
+
+    # a kernel restart (still no model for the panel) keeps the saved view, and no error
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:restart-kernel'); }")
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    expect(page.locator(KERNEL_READY)).to_have_count(1, timeout=60_000)
+    expect(slider).to_have_text(NOT_FOUND, timeout=30_000)
+    expect(saved).to_have_count(1)
+    expect(static).to_contain_text("paint on cpu")
+    expect(cells.nth(1).get_by_text("Error displaying widget")).to_have_count(0)
+    assert problems == []
