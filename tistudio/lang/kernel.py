@@ -17,14 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from tistudio.events import bus
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.kernel_builder import ParamSpec, build_frontend_ir
 from tistudio.frontend.source import ParsedFunction, parse_function, resolve_annotation
 from tistudio.ir.types import PrimitiveType
 from tistudio.lang import impl
+from tistudio.lang import kernel_args as args_
 from tistudio.lang.interop import convert_array_args
 from tistudio.lang.types import NdarrayType, Template, to_dtype
 
@@ -157,7 +156,7 @@ class Kernel:
 
     def _ret_types(self) -> list[PrimitiveType]:
         """The kernel's return values as scalars (vectors and structs return their elements)."""
-        return [t for item in self._ret_layout() for t in _scalar_types(item)]
+        return [t for item in self._ret_layout() for t in args_.scalar_types(item)]
 
     def _ret_layout(self) -> list[tuple[str, Any]]:
         """Each declared return value: ("scalar", dtype), ("matrix", (shape, dtype)) or
@@ -167,7 +166,7 @@ class Kernel:
             return []
         if typing.get_origin(ret) is tuple:  # -> tuple[ti.i32, ti.math.vec2]
             ret = typing.get_args(ret)
-        return [_ret_item(r) for r in (ret if isinstance(ret, (tuple, list)) else (ret,))]
+        return [args_.ret_item(r) for r in (ret if isinstance(ret, (tuple, list)) else (ret,))]
 
     def _key(self, args: tuple, specs: list[ParamSpec]) -> tuple:
         key = []
@@ -175,7 +174,7 @@ class Kernel:
             if spec.kind == "template":
                 key.append(_template_key(arg))
             elif spec.kind == "ndarray":
-                arr = _as_array(arg, spec, self.__name__)
+                arr = args_.as_array(arg, spec, self.__name__)
                 key.append((arr.dtype.str, arr.ndim, getattr(arg, "element_shape", ())))
             else:
                 key.append("#")
@@ -206,13 +205,13 @@ class Kernel:
         if entry.pick is not None:  # fields and scalars only: the args themselves
             runtime_args = entry.pick(args)
         else:
-            runtime_args = _runtime_args(entry, args, specs)
+            runtime_args = args_.runtime_args(entry, args, specs)
         returned = entry.instance.launch(runtime_args, program.root_addresses)
         if write_backs is not None:  # copies of non-contiguous / non-CPU tensors go back now
             write_backs()
         if bus.wants("launched") or bus.wants("field_written"):
             _publish_launch(self, entry, runtime_args)
-        return _returned_values(returned, entry)
+        return args_.returned_values(returned, entry)
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple:
         if kwargs:
@@ -258,7 +257,7 @@ class Kernel:
         layout = self._ret_layout()
         entry = CacheEntry(
             key,
-            _signature_text(self._names, specs, args),
+            args_.signature_text(self._names, specs, args),
             name,
             result.executable,
             compile_ms,
@@ -306,7 +305,7 @@ class Kernel:
             self._parsed = parse_function(self.fn)
         templates = {s.name: a for s, a in zip(specs, args) if s.kind == "template"}
         arrays = {
-            s.name: _as_array(a, s, self.__name__)
+            s.name: args_.as_array(a, s, self.__name__)
             for s, a in zip(specs, args)
             if s.kind == "ndarray"
         }
@@ -364,7 +363,7 @@ class Kernel:
         key = self._key(args, specs)
         name = self._cache[key].name if key in self._cache else f"{self.__name__}_report"
         result = self._compile(name, args, specs, program, record=True)
-        return CompileReport(name, _signature_text(self._names, specs, args), result)
+        return CompileReport(name, args_.signature_text(self._names, specs, args), result)
 
 
 @dataclass
@@ -411,125 +410,6 @@ def _template_key(arg: Any) -> Any:
         return ("id", id(arg))
 
 
-def _as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
-    arg = getattr(arg, "_ti_numpy_storage", arg)  # a ti.ndarray container
-    if not isinstance(arg, np.ndarray):
-        raise TypeError(
-            f"kernel '{kernel_name}': argument '{spec.name}' must be a NumPy array, a "
-            "ti.ndarray, a PyTorch tensor or a DLPack producer (ti.types.ndarray), "
-            f"got {type(arg).__name__}"
-        )
-    element_shape = spec.element_shape
-    if element_shape and tuple(arg.shape[arg.ndim - len(element_shape) :]) != element_shape:
-        raise ValueError(
-            f"kernel '{kernel_name}': argument '{spec.name}' must end with axes "
-            f"{element_shape} (its vector/matrix elements), got shape {arg.shape}"
-        )
-    if spec.ndim and arg.ndim - len(element_shape) != spec.ndim:
-        raise ValueError(
-            f"kernel '{kernel_name}': argument '{spec.name}' must have "
-            f"{spec.ndim} dimension(s), got {arg.ndim}"
-        )
-    if spec.dtype is not None and to_dtype(arg.dtype) != spec.dtype:
-        raise ValueError(
-            f"kernel '{kernel_name}': argument '{spec.name}' must have dtype "
-            f"{spec.dtype}, got {arg.dtype}"
-        )
-    return arg
-
-
-def _flatten_args(args: tuple, specs: list[ParamSpec], positions: tuple[int, ...]) -> list[Any]:
-    """Runtime arguments with every vector/matrix argument spread into its elements."""
-    out: list[Any] = []
-    for i in positions:
-        spec, arg = specs[i], args[i]
-        if spec.kind == "struct":
-            out.extend(_struct_scalars(spec.struct_type, arg))
-        elif spec.kind == "matrix":
-            values = np.asarray(arg.to_numpy() if hasattr(arg, "to_numpy") else arg)
-            if values.shape != spec.element_shape:
-                raise ValueError(
-                    f"argument '{spec.name}' must have shape {spec.element_shape}, "
-                    f"got {values.shape}"
-                )
-            out.extend(v.item() for v in values.reshape(-1))
-        else:
-            out.append(_runtime_arg(arg, spec))
-    return out
-
-
-def _struct_scalars(struct_type: Any, value: Any) -> list[Any]:
-    """A struct argument (a `Struct` or a dict) as its scalars, in member order."""
-    items = value.to_dict() if hasattr(value, "to_dict") else dict(value)
-    out: list[Any] = []
-    for n, t in struct_type.members.items():
-        v = items.get(n, 0)
-        if hasattr(t, "_ti_struct_type"):
-            out.extend(_struct_scalars(t._ti_struct_type, v))
-        elif hasattr(t, "_ti_matrix_type"):
-            data = v.to_numpy() if hasattr(v, "to_numpy") else v
-            out.extend(np.asarray(data).reshape(-1).tolist())
-        else:
-            out.append(v)
-    return out
-
-
-def _ret_item(annotation: Any) -> tuple[str, Any]:
-    if hasattr(annotation, "_ti_struct_type"):
-        return ("struct", annotation._ti_struct_type)
-    if hasattr(annotation, "_ti_matrix_type"):
-        shape, elem = annotation._ti_matrix_type
-        return ("matrix", (tuple(shape), to_dtype(elem or float)))
-    return ("scalar", to_dtype(annotation))
-
-
-def _scalar_types(item: tuple[str, Any]) -> list[PrimitiveType]:
-    kind, payload = item
-    if kind == "scalar":
-        return [payload]
-    if kind == "matrix":
-        shape, dtype = payload
-        return [dtype] * int(np.prod(shape, dtype=int))
-    from tistudio.lang.struct import leaf_types
-
-    return [t for _, leaf in leaf_types(payload) for t in _scalar_types(_ret_item(leaf))]
-
-
-def _pack_returns(values: tuple, layout: list[tuple[str, Any]]) -> Any:
-    from tistudio.lang.matrix import Matrix
-    from tistudio.lang.struct import pack_struct
-
-    out: list[Any] = []
-    pos = 0
-    for item in layout:
-        count = len(_scalar_types(item))
-        chunk = list(values[pos : pos + count])
-        pos += count
-        kind, payload = item
-        if kind == "scalar":
-            out.append(chunk[0])
-        elif kind == "matrix":
-            shape, dtype = payload
-            out.append(Matrix(np.array(chunk).reshape(shape), dtype))
-        else:
-            out.append(pack_struct(payload, chunk))
-    return out[0] if len(out) == 1 else out  # several values come back as a list, as in Taichi
-
-
-def _returned_values(returned: Any, entry: CacheEntry) -> Any:
-    if not returned:
-        return None
-    if entry.ret_layout is not None:
-        return _pack_returns(returned, entry.ret_layout)
-    return returned[0] if len(returned) == 1 else list(returned)  # Taichi returns a list
-
-
-def _runtime_args(entry: CacheEntry, args: tuple, specs: list[ParamSpec]) -> Any:
-    if entry.flat_args:
-        return [_runtime_arg(args[i], specs[i]) for i in entry.runtime_positions]
-    return _flatten_args(args, specs, entry.runtime_positions)
-
-
 _PLAIN = ("template", "scalar")  # parameter kinds whose runtime values are the args themselves
 
 
@@ -567,33 +447,6 @@ def _fast_key_function(specs: list[ParamSpec]) -> Callable[[tuple], tuple] | Non
         )
 
     return key
-
-
-def _runtime_arg(arg: Any, spec: ParamSpec) -> Any:
-    if spec.kind == "ndarray":
-        arg = getattr(arg, "_ti_numpy_storage", arg)
-    if spec.kind == "ndarray" and not arg.flags.c_contiguous:
-        raise ValueError(
-            f"argument '{spec.name}': non-contiguous arrays are not supported yet; "
-            "pass np.ascontiguousarray(a)"
-        )
-    return arg
-
-
-def _signature_text(names: list[str], specs: list[ParamSpec], args: tuple) -> str:
-    parts = []
-    for n, s, a in zip(names, specs, args):
-        if s.kind == "template":
-            label = getattr(a, "name", "") or n
-            shape = getattr(a, "shape", None)
-            desc = f"{label}: {a.dtype}{list(shape)}" if hasattr(a, "_ti_place_snode") else repr(a)
-            parts.append(f"{n}={desc}")
-        elif s.kind == "ndarray":
-            arr = getattr(a, "_ti_numpy_storage", a)
-            parts.append(f"{n}: ndarray[{arr.dtype}, {arr.ndim}d]")
-        else:
-            parts.append(f"{n}: {s.dtype} (runtime)")
-    return ", ".join(parts)
 
 
 def _publish_launch(kernel_obj: Kernel, entry: CacheEntry, args: Any = ()) -> None:

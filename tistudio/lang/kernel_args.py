@@ -1,0 +1,163 @@
+"""Kernel arguments and return values between Python and a compiled kernel: checking ndarray
+arguments, spreading vector/matrix/struct arguments into the scalars the back end takes, and
+packing returned scalars back into numbers, `ti.Matrix` values, structs and lists (Taichi's
+rules). Also the readable text of a template signature that the cache view shows."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tistudio.frontend.kernel_builder import ParamSpec
+from tistudio.ir.types import PrimitiveType
+from tistudio.lang.types import to_dtype
+
+if TYPE_CHECKING:
+    from tistudio.lang.kernel import CacheEntry
+
+
+def as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
+    arg = getattr(arg, "_ti_numpy_storage", arg)  # a ti.ndarray container
+    if not isinstance(arg, np.ndarray):
+        raise TypeError(
+            f"kernel '{kernel_name}': argument '{spec.name}' must be a NumPy array, a "
+            "ti.ndarray, a PyTorch tensor or a DLPack producer (ti.types.ndarray), "
+            f"got {type(arg).__name__}"
+        )
+    element_shape = spec.element_shape
+    if element_shape and tuple(arg.shape[arg.ndim - len(element_shape) :]) != element_shape:
+        raise ValueError(
+            f"kernel '{kernel_name}': argument '{spec.name}' must end with axes "
+            f"{element_shape} (its vector/matrix elements), got shape {arg.shape}"
+        )
+    if spec.ndim and arg.ndim - len(element_shape) != spec.ndim:
+        raise ValueError(
+            f"kernel '{kernel_name}': argument '{spec.name}' must have "
+            f"{spec.ndim} dimension(s), got {arg.ndim}"
+        )
+    if spec.dtype is not None and to_dtype(arg.dtype) != spec.dtype:
+        raise ValueError(
+            f"kernel '{kernel_name}': argument '{spec.name}' must have dtype "
+            f"{spec.dtype}, got {arg.dtype}"
+        )
+    return arg
+
+
+def flatten_args(args: tuple, specs: list[ParamSpec], positions: tuple[int, ...]) -> list[Any]:
+    """Runtime arguments with every vector/matrix argument spread into its elements."""
+    out: list[Any] = []
+    for i in positions:
+        spec, arg = specs[i], args[i]
+        if spec.kind == "struct":
+            out.extend(struct_scalars(spec.struct_type, arg))
+        elif spec.kind == "matrix":
+            values = np.asarray(arg.to_numpy() if hasattr(arg, "to_numpy") else arg)
+            if values.shape != spec.element_shape:
+                raise ValueError(
+                    f"argument '{spec.name}' must have shape {spec.element_shape}, "
+                    f"got {values.shape}"
+                )
+            out.extend(v.item() for v in values.reshape(-1))
+        else:
+            out.append(runtime_arg(arg, spec))
+    return out
+
+
+def struct_scalars(struct_type: Any, value: Any) -> list[Any]:
+    """A struct argument (a `Struct` or a dict) as its scalars, in member order."""
+    items = value.to_dict() if hasattr(value, "to_dict") else dict(value)
+    out: list[Any] = []
+    for n, t in struct_type.members.items():
+        v = items.get(n, 0)
+        if hasattr(t, "_ti_struct_type"):
+            out.extend(struct_scalars(t._ti_struct_type, v))
+        elif hasattr(t, "_ti_matrix_type"):
+            data = v.to_numpy() if hasattr(v, "to_numpy") else v
+            out.extend(np.asarray(data).reshape(-1).tolist())
+        else:
+            out.append(v)
+    return out
+
+
+def ret_item(annotation: Any) -> tuple[str, Any]:
+    if hasattr(annotation, "_ti_struct_type"):
+        return ("struct", annotation._ti_struct_type)
+    if hasattr(annotation, "_ti_matrix_type"):
+        shape, elem = annotation._ti_matrix_type
+        return ("matrix", (tuple(shape), to_dtype(elem or float)))
+    return ("scalar", to_dtype(annotation))
+
+
+def scalar_types(item: tuple[str, Any]) -> list[PrimitiveType]:
+    kind, payload = item
+    if kind == "scalar":
+        return [payload]
+    if kind == "matrix":
+        shape, dtype = payload
+        return [dtype] * int(np.prod(shape, dtype=int))
+    from tistudio.lang.struct import leaf_types
+
+    return [t for _, leaf in leaf_types(payload) for t in scalar_types(ret_item(leaf))]
+
+
+def pack_returns(values: tuple, layout: list[tuple[str, Any]]) -> Any:
+    from tistudio.lang.matrix import Matrix
+    from tistudio.lang.struct import pack_struct
+
+    out: list[Any] = []
+    pos = 0
+    for item in layout:
+        count = len(scalar_types(item))
+        chunk = list(values[pos : pos + count])
+        pos += count
+        kind, payload = item
+        if kind == "scalar":
+            out.append(chunk[0])
+        elif kind == "matrix":
+            shape, dtype = payload
+            out.append(Matrix(np.array(chunk).reshape(shape), dtype))
+        else:
+            out.append(pack_struct(payload, chunk))
+    return out[0] if len(out) == 1 else out  # several values come back as a list, as in Taichi
+
+
+def returned_values(returned: Any, entry: CacheEntry) -> Any:
+    if not returned:
+        return None
+    if entry.ret_layout is not None:
+        return pack_returns(returned, entry.ret_layout)
+    return returned[0] if len(returned) == 1 else list(returned)  # Taichi returns a list
+
+
+def runtime_args(entry: CacheEntry, args: tuple, specs: list[ParamSpec]) -> Any:
+    if entry.flat_args:
+        return [runtime_arg(args[i], specs[i]) for i in entry.runtime_positions]
+    return flatten_args(args, specs, entry.runtime_positions)
+
+
+def runtime_arg(arg: Any, spec: ParamSpec) -> Any:
+    if spec.kind == "ndarray":
+        arg = getattr(arg, "_ti_numpy_storage", arg)
+    if spec.kind == "ndarray" and not arg.flags.c_contiguous:
+        raise ValueError(
+            f"argument '{spec.name}': non-contiguous arrays are not supported yet; "
+            "pass np.ascontiguousarray(a)"
+        )
+    return arg
+
+
+def signature_text(names: list[str], specs: list[ParamSpec], args: tuple) -> str:
+    parts = []
+    for n, s, a in zip(names, specs, args):
+        if s.kind == "template":
+            label = getattr(a, "name", "") or n
+            shape = getattr(a, "shape", None)
+            desc = f"{label}: {a.dtype}{list(shape)}" if hasattr(a, "_ti_place_snode") else repr(a)
+            parts.append(f"{n}={desc}")
+        elif s.kind == "ndarray":
+            arr = getattr(a, "_ti_numpy_storage", a)
+            parts.append(f"{n}: ndarray[{arr.dtype}, {arr.ndim}d]")
+        else:
+            parts.append(f"{n}: {s.dtype} (runtime)")
+    return ", ".join(parts)
