@@ -47,6 +47,7 @@ CASE_MODULES = (
     "cases_ndarrays_vec",
     "cases_snodes",
     "cases_autodiff",
+    "cases_f16",
 )
 
 RTOL_F32 = 1e-6

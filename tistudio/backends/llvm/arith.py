@@ -108,6 +108,11 @@ def binary(
         return _shift(b, LLVM_SHIFT[op, kind], lhs, rhs)
     if (op, kind) in LLVM_DIVISION:
         return _safe_division(b, LLVM_DIVISION[op, kind], kind == "int", lhs, rhs)
+    if op == B.div and dtype.name == "f16" and fm:
+        # in f32 and rounded once, as Taichi: with `arcp`, an f16 fdiv by a constant becomes a
+        # product with the reciprocal rounded to f16 (0.30005h / 3 gave 0.09998, not 0.10004)
+        wide = [b.fpext(v, ir.FloatType()) for v in (lhs, rhs)]
+        return b.fptrunc(b.fdiv(*wide, flags=fm), lhs.type)
     if (op, kind) in LLVM_BINARY:
         method = getattr(b, LLVM_BINARY[op, kind])
         return method(lhs, rhs, flags=fm) if fm else method(lhs, rhs)
@@ -295,6 +300,9 @@ def cast_value(b: ir.IRBuilder, src: PrimitiveType, dst: PrimitiveType, x: ir.Va
             return b.fcmp_unordered("!=", x, zero)
         return b.icmp_unsigned("!=", x, zero)
     if src.is_float and dst.is_float:
+        if dst.bits == 16 and src.bits == 64:
+            # through f32, as Taichi: a direct fptrunc calls __truncdfhf2, which the JIT lacks
+            x = b.fptrunc(x, ir.FloatType())
         grow = dst.bits > src.bits
         return (b.fpext if grow else b.fptrunc)(x, value_type(dst))
     if src.is_float:

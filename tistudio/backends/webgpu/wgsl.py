@@ -89,9 +89,10 @@ def literal(value: int | float | bool, dtype: PrimitiveType) -> str:
 def _float_literal(value: float, dtype: PrimitiveType) -> str:
     reg = WGSL_TYPE[dtype.name]
     np_type = _NP_FLOAT[reg]
-    stored = np_type(value)
+    with np.errstate(over="ignore"):  # 2.0**31 as f16 (a saturating cast's bound) is inf
+        stored = np_type(value)
     tiny = np.finfo(np_type).tiny
-    if not math.isfinite(value) or (value != 0 and abs(stored) < tiny):
+    if not math.isfinite(stored) or (value != 0 and abs(stored) < tiny):
         # no literal spells inf, NaN or a subnormal: give the bits
         if reg == "f16":  # WGSL has no 16-bit integer to bitcast from
             bits = int(np.array(stored).view(np.uint16))
