@@ -339,6 +339,17 @@ def test_vector_index_out_of_range() -> None:
     compile_error(ti.TaichiSyntaxError, "out of range|index 5", k, "# bad", k)
 
 
+def test_matrix_column_out_of_range_beside_a_run_time_row() -> None:
+    @ti.kernel
+    def k(i: ti.i32) -> ti.i32:
+        m = ti.Matrix([[1, 2, 3], [4, 5, 6]])
+        return m[i, 5]  # bad
+
+    # each constant index against its own axis: 5 is no column of a 2x3 matrix, although
+    # the flat offset i * 3 + 5 would fit for i = 0
+    compile_error(ti.TaichiSyntaxError, "index 5 is out of range for 3", k, "# bad", lambda: k(0))
+
+
 def test_indexing_a_scalar() -> None:
     @ti.kernel
     def k(a: ti.i32) -> ti.i32:
@@ -634,3 +645,24 @@ def test_atomic_on_a_constant() -> None:
         ti.atomic_add(3, a)  # bad
 
     compile_error(ti.TaichiSyntaxError, "atomic", k, "# bad", lambda: k(1))
+
+
+# --- run-time checks in debug mode (tests/lang/test_debug.py has them on the GPU too) -------
+
+
+def run_time_error(message: str, fn: Callable, needle: str, call: Callable[[], object]) -> None:
+    """`call` fails a debug-mode check: `TaichiAssertionError` matching `message`, naming the
+    kernel's line that contains `needle` and quoting it."""
+    compile_error(ti.TaichiAssertionError, message, fn, needle, call)
+
+
+def test_vector_index_out_of_range_at_run_time() -> None:
+    ti.init(debug=True, offline_cache=False)
+
+    @ti.kernel
+    def k(i: ti.i32) -> ti.f32:
+        v = ti.Vector([1.0, 2.0])
+        return v[i]  # bad
+
+    run_time_error("Accessing vector 'v' of size 2 with index 2", k, "# bad", lambda: k(2))
+    assert k(1) == 2.0

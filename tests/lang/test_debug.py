@@ -127,6 +127,92 @@ def test_assert_messages_are_formatted_with_the_kernel_values(arch) -> None:  # 
     bare(2)
 
 
+@pytest.mark.parametrize("arch", ARCHES)
+def test_local_vector_index_out_of_bounds_names_vector_size_index_and_line(arch) -> None:  # noqa: ANN001
+    ti.init(arch=arch, debug=True, offline_cache=False)
+
+    @ti.kernel
+    def pick(i: ti.i32) -> ti.i32:
+        v = ti.Vector([10, 20, 30])
+        return v[i]
+
+    @ti.kernel
+    def put(i: ti.i32, j: ti.i32) -> ti.i32:
+        m = ti.Matrix([[1, 2, 3], [4, 5, 6]])
+        m[i, j] = 9
+        return m[0, 0] + m[0, 1] + m[0, 2] + m[1, 0] + m[1, 1] + m[1, 2]
+
+    @ti.kernel
+    def row(i: ti.i32) -> ti.f32:
+        m = ti.Matrix([[1.0, 2.0], [3.0, 4.0]])
+        return m[i][1]
+
+    line = _line_of(pick.fn, "return v[i]")
+    message = _raises(pick, 3)
+    assert message.startswith(f"(kernel=pick, line {line}) ")
+    assert "Accessing vector 'v' of size 3 with index 3" in message
+    assert f'File "{__file__}", line {line}' in message and "return v[i]" in message
+    assert "with index -1" in _raises(pick, -1)
+    assert pick(2) == 30  # the next launch works
+    # each axis on its own: m[0, 5] is no m[1, 2], as a check of the flat offset would let by
+    message = _raises(put, 0, 5)
+    assert f"line {_line_of(put.fn, 'm[i, j] = 9')}) " in message
+    assert "Accessing matrix 'm' of shape (2, 3) with indices (0, 5)" in message
+    assert put(1, 2) == 24
+    assert "Accessing matrix 'm' of shape (2, 2) with row index 2" in _raises(row, 2)
+    assert row(1) == 4.0
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_local_vector_checks_run_where_the_access_runs(arch) -> None:  # noqa: ANN001
+    ti.init(arch=arch, debug=True, offline_cache=False)
+
+    @ti.kernel
+    def guarded(i: ti.i32) -> ti.i32:
+        v = ti.Vector([1, 2, 3])
+        r = 0
+        if i < 3 and v[i] > 1:  # `and` short-circuits: v[5] is never read
+            r = 1
+        return r
+
+    @ti.kernel
+    def bump(i: ti.i32, n: ti.i32) -> ti.i32:
+        v = ti.Vector([1, 2, 3, 4])
+        for k in range(n):
+            v[i + k] += 10
+        return v.sum()
+
+    @ti.kernel
+    def literal(k: ti.u8) -> ti.i32:
+        return ti.Vector([1, 2, 3])[k]
+
+    assert guarded(5) == 0 and guarded(1) == 1
+    assert "Accessing vector 'v' of size 4 with index 4" in _raises(bump, 2, 3)
+    assert bump(1, 3) == 40
+    assert "Accessing a vector of size 3 with index 200" in _raises(literal, 200)
+    assert literal(2) == 3
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_local_vector_indices_in_release_mode_compute_and_compile_no_checks(arch) -> None:  # noqa: ANN001
+    ti.init(arch=arch, debug=False, offline_cache=False)
+
+    @ti.kernel
+    def shuffle(i: ti.i32, j: ti.i32) -> ti.i32:
+        m = ti.Matrix([[1, 2, 3], [4, 5, 6]])
+        v = ti.Vector([7, 8])
+        m[i, j] += v[i]
+        return m[i, j] * 100 + m[1 - i, 2 - j]
+
+    expected = {
+        (i, j): ([1, 2, 3, 4, 5, 6][3 * i + j] + 7 + i) * 100 + [6, 5, 4, 3, 2, 1][3 * i + j]
+        for i in range(2)
+        for j in range(3)
+    }
+    assert {key: shuffle(*key) for key in expected} == expected
+    assert " assert " not in shuffle.compile_report(0, 0).passes[-1].ir_text
+
+
 def test_debug_off_compiles_no_checks_and_ignores_asserts() -> None:
     ti.init(debug=False, offline_cache=False, print_ir=False)
     x = ti.field(ti.i32, shape=4)

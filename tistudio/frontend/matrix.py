@@ -75,13 +75,24 @@ class MatrixMixin:
         self.emit(fe.FrontendAssign(target, self.matrix_expr(value, dtype, loc), loc=loc))
 
     def vector_var_element(self, vv: VectorVar, index: Any, loc: Any) -> Any:
-        """`v[i]` / `m[i, j]` on a vector variable: an lvalue, maybe at a run-time index."""
+        """`v[i]` / `m[i, j]` / `m[i]` (row i) on a vector variable: lvalues, maybe at run-time
+        indices. Constant indices are checked now; run-time ones in debug mode, when run."""
         keys = list(index) if isinstance(index, tuple) else [index]
-        if len(vv.shape) == 2 and len(keys) == 1:  # m[i] is row i
-            row = [self.vector_var_element(vv, (keys[0], j), loc) for j in range(vv.shape[1])]
-            return ExprVector(row)
-        if len(keys) != len(vv.shape):
+        is_row = len(vv.shape) == 2 and len(keys) == 1
+        if len(keys) != len(vv.shape) and not is_row:
             raise TaichiSyntaxError(f"a {vv.var.dtype} takes {len(vv.shape)} index(es)", loc)
+        for key, n in zip(keys, vv.shape):
+            if not is_runtime(key):
+                _check_bounds(key, n, loc)
+        check = self.index_check(vv, keys, loc)
+        if is_row:
+            cols = range(vv.shape[1])
+            return ExprVector([self.element_ptr(vv, [keys[0], j], check, loc) for j in cols])
+        return self.element_ptr(vv, keys, check, loc)
+
+    def element_ptr(
+        self, vv: VectorVar, keys: list[Any], check: fe.FrontendAssert | None, loc: Any
+    ) -> fe.MatrixPtrExpr:
         offset: Any = keys[0]
         if len(keys) == 2:
             offset = self.ops.binary(
@@ -90,11 +101,33 @@ class MatrixMixin:
                 keys[1],
                 loc,
             )
-        if not is_runtime(offset):
-            _check_bounds(offset, vv.var.dtype.num_elements, loc)  # type: ignore[union-attr]
         elem = vv.var.dtype.element  # type: ignore[union-attr]
         var = fe.IdExpr(vv.var, dtype=vv.var.dtype, loc=loc)
-        return fe.MatrixPtrExpr(var, self.index_expr(offset, loc), dtype=elem, loc=loc)
+        offset = self.index_expr(offset, loc)
+        return fe.MatrixPtrExpr(var, offset, check, dtype=elem, loc=loc)
+
+    def index_check(self, vv: VectorVar, keys: list[Any], loc: Any) -> fe.FrontendAssert | None:
+        """Debug mode: `assert 0 <= key < extent` on each run-time key, in the style of the
+        field checks of `insert_debug_checks` (Taichi checks only the flat offset, which lets
+        `m[0, 5]` of a 2x3 matrix through as `m[1, 2]`)."""
+        if not self.config.debug or not any(is_runtime(k) for k in keys):
+            return None
+        cond: Any = True
+        for key, n in zip(keys, vv.shape):
+            if is_runtime(key):
+                low = _b(self, BinaryOpType.cmp_ge, key, 0, loc)
+                high = _b(self, BinaryOpType.cmp_lt, key, n, loc)
+                inside = _b(self, BinaryOpType.bit_and, low, high, loc)
+                cond = inside if cond is True else _b(self, BinaryOpType.bit_and, cond, inside, loc)
+        kind = "vector" if len(vv.shape) == 1 else "matrix"
+        name = f"{kind} '{vv.var.name}'" if vv.var.name else f"a {kind}"
+        if len(vv.shape) == 1:
+            message = f"Accessing {name} of size {vv.shape[0]} with index %d"
+        else:
+            what = "row index %d" if len(keys) == 1 else "indices (%d, %d)"
+            message = f"Accessing {name} of shape {vv.shape} with {what}"
+        args = [self.ops.const(k, loc) for k in keys]
+        return fe.FrontendAssert(self.ops.truth(cond, loc), message, args, loc=loc)
 
     def matrix_element(self, value: ExprVector, index: Any, loc: Any) -> Any:
         """`v[i]` / `m[i, j]` / `m[i]` (a row) with compile-time indices."""

@@ -224,10 +224,13 @@ class GetElementExpr(Expr):
 
 @dataclass(eq=False)
 class MatrixPtrExpr(Expr):
-    """Element `offset` (flat, maybe computed at run time) of a tensor variable: an lvalue."""
+    """Element `offset` (flat, maybe computed at run time) of a tensor variable: an lvalue.
+    In debug mode `check` asserts that run-time indices lie inside the shape; it is lowered
+    where the access is, so the access guarded by `i < n and v[i] > 0` is checked only if run."""
 
     var: IdExpr
     offset: Expr
+    check: FrontendAssert | None = None
 
     def children(self) -> list[Expr]:
         return [self.var, self.offset]

@@ -6,6 +6,8 @@ Only with `ti.init(debug=True)`. Before every field or ndarray access this pass 
 that the divisor is not zero. A failing check stops the kernel before the bad access happens and
 the host raises `TaichiAssertionError` with the field or argument, the shape, the indices and
 the user's line. Field shapes are known at compile time; ndarray extents are read at run time.
+Run-time indices into local vectors are checked by the frontend (`MatrixPtrExpr.check`), since
+`scalarize` has turned those accesses into `select`s before this pass runs.
 """
 
 from __future__ import annotations

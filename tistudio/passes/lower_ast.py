@@ -91,8 +91,7 @@ class _Lowerer:
         self.expr(s.expr)
 
     def lower_FrontendIf(self, s: fe.FrontendIf) -> None:
-        cond = self.expr(s.cond)
-        stmt = If(cond)
+        stmt = If(self.expr(s.cond))
         stmt.set_block("true_block", self.lower_block(s.true_block))
         stmt.set_block("false_block", self.lower_block(s.false_block))
         self.add(stmt, s.loc)
@@ -102,8 +101,7 @@ class _Lowerer:
         self.add(loop, s.loc)
         self.out.append(loop.body)
         cond = self.expr(s.cond)
-        stop = UnaryOp(UnaryOpType.logic_not, cond, ret_type=u1)
-        self.add(stop, s.loc)
+        stop = self.add(UnaryOp(UnaryOpType.logic_not, cond, ret_type=u1), s.loc)
         exit_if = self.add(If(stop), s.loc)
         exit_if.true_block.append(Break(loc=s.loc))
         for stmt in s.body:
@@ -232,6 +230,8 @@ class _Lowerer:
         if isinstance(e, fe.IdExpr):
             return self.vars[e.var]
         if isinstance(e, fe.MatrixPtrExpr):
+            if e.check is not None:  # debug mode: the indices' bounds, where the access runs
+                self.lower_FrontendAssert(e.check)
             offset = self.expr(e.offset)
             return self.add(
                 MatrixPtr(self.vars[e.var.var], offset, ret_type=PointerType(e.dtype)), e.loc
