@@ -39,7 +39,9 @@ class WebGpuBackend:
         args = self._args(kernel)
         if self._prints is None and any(isinstance(x, Print) for x in kernel.walk()):
             self._prints = GpuPrintBuffer(self.device)
-        return GpuExecutable(kernel, self.device, self.memory, args, self._prints)
+        return GpuExecutable(
+            kernel, self.device, self.memory, args, self._prints, fast_math=config.fast_math
+        )
 
     def _args(self, kernel: Kernel) -> ArgsLayout:
         args = ArgsLayout.of(kernel)
@@ -62,6 +64,7 @@ class WebGpuBackend:
             return None
         return {
             "gtmp_size": executable.kernel.gtmp_size,
+            "fast_math": executable.fast_math,
             "tasks": [shader.to_json() for shader, _, _ in executable.tasks],
         }
 
@@ -74,4 +77,5 @@ class WebGpuBackend:
         shaders = [TaskShader.from_json(task) for task in entry["tasks"]]
         cached = CachedShaders(shaders, int(entry["gtmp_size"]), final_ir)
         args = self._args(kernel)
-        return GpuExecutable(kernel, self.device, self.memory, args, None, cached)
+        fast_math = bool(entry["fast_math"])
+        return GpuExecutable(kernel, self.device, self.memory, args, None, cached, fast_math)

@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterator
 
 from tistudio.backends.errors import UnsupportedOnBackend
-from tistudio.backends.webgpu import wgsl
+from tistudio.backends.webgpu import ieee, wgsl
 from tistudio.backends.webgpu.adstack import AdStackEmitter
 from tistudio.backends.webgpu.debug_checks import emit_assert
 from tistudio.backends.webgpu.f64math import F32_MATH, F64_MATH
@@ -32,7 +32,7 @@ from tistudio.ir.types import PointerType, PrimitiveType
 from tistudio.ir.verifier import InternalCompilerError
 
 BACKEND = "gpu"
-HELPERS = {**wgsl.PRELUDE, **F64_MATH, **F32_MATH}
+HELPERS = {**wgsl.PRELUDE, **F64_MATH, **F32_MATH, **ieee.IEEE_HELPERS}
 _REDUCIBLE = {
     AtomicOpType.add: AtomicOpType.add,
     AtomicOpType.sub: AtomicOpType.add,  # partial differences add up; the atomic subtracts
@@ -45,7 +45,8 @@ _REDUCIBLE = {
 
 
 class TaskEmitter(MemoryEmitter, AdStackEmitter):
-    """Emits one offloaded task as one WGSL module. Made per task, never reused."""
+    """Emits one offloaded task as one WGSL module. Made per task, never reused. Without
+    `fast_math`, float operations keep IEEE semantics where drivers may not (see ieee.py)."""
 
     def __init__(
         self,
@@ -56,8 +57,10 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         numbers: dict[Stmt, int],
         uses: dict[Stmt, int],
         windows: dict[str, int],
+        fast_math: bool = True,
     ) -> None:
         self.task, self.title, self.args, self.caps = task, title, args, caps
+        self.fast_math = fast_math
         self.numbers, self.uses = numbers, uses
         self.resources = ShaderResources(caps, dict(windows))
         self.body: list[str] = []
@@ -168,7 +171,9 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     def emit_UnaryOp(self, stmt: s.UnaryOp) -> None:
         src, dst = stmt.operand.ret_type, stmt.ret_type
         self.reg(stmt, src)
-        expr = wgsl.unary(stmt.op, src, dst, self.value(stmt.operand))
+        x = self.value(stmt.operand)
+        expr = None if self.fast_math else ieee.unary(stmt.op, src, dst, x)
+        expr = expr or wgsl.unary(stmt.op, src, dst, x)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} from {src} to {dst}")
         self.need_helper(expr)
@@ -177,7 +182,9 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     def emit_BinaryOp(self, stmt: s.BinaryOp) -> None:
         dtype = stmt.lhs.ret_type
         self.reg(stmt, dtype)
-        expr = wgsl.binary(stmt.op, dtype, self.value(stmt.lhs), self.value(stmt.rhs))
+        a, b = self.value(stmt.lhs), self.value(stmt.rhs)
+        expr = None if self.fast_math else ieee.binary(stmt.op, dtype, a, b)
+        expr = expr or wgsl.binary(stmt.op, dtype, a, b)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} on {dtype}")
         self.need_helper(expr)

@@ -49,6 +49,7 @@ class GpuExecutable:
     # what the kernel prints, by format id, and the back end's print buffer (kernels that print)
     print_formats: tuple[PrintFormat, ...] = ()
     prints: GpuPrintBuffer | None = None
+    fast_math = True  # False: shaders keep IEEE float semantics (see ieee.py)
 
     def __init__(
         self,
@@ -58,8 +59,9 @@ class GpuExecutable:
         args: ArgsLayout,
         prints: GpuPrintBuffer | None = None,
         cached: CachedShaders | None = None,
+        fast_math: bool = True,
     ) -> None:
-        self.name = kernel.name
+        self.name, self.fast_math = kernel.name, fast_math
         self._cached = cached  # then `kernel` is the frontend IR (offline cache hit)
         self.prints, self.print_formats = prints, tuple(print_formats(kernel)[0])
         self.kernel, self.device, self.memory, self.args = kernel, device, memory, args
@@ -98,7 +100,9 @@ class GpuExecutable:
         if self._cached is not None and not self._variants:  # the first: one window each
             shaders = self._cached.shaders
         else:
-            shaders = build_shaders(self._final_ir(), self.device.caps, self.args, windows)
+            shaders = build_shaders(
+                self._final_ir(), self.device.caps, self.args, windows, self.fast_math
+            )
         variant = []
         for shader in shaders:
             immediate_size = 0 if self.args.uniform else self.args.size

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 F64_MATH = {
     "ti_exp_f64": """fn ti_exp_f64(x: f64) -> f64 {
-    if (x != x) { return x; }
+    if (nan_f64(x)) { return x; }
     if (x > 709.78lf) { return bitcast<f64>(0x7ff0000000000000lu); }
     if (x < -745.2lf) { return 0.0lf; }
     let k = round(x * 1.4426950408889634lf);
@@ -29,7 +29,7 @@ F64_MATH = {
     return y * p;
 }""",
     "ti_log_f64": """fn ti_log_f64(x: f64) -> f64 {
-    if (x != x || x < 0.0lf) { return bitcast<f64>(0x7ff8000000000000lu); }
+    if (nan_f64(x) || x < 0.0lf) { return bitcast<f64>(0x7ff8000000000000lu); }
     if (x == 0.0lf) { return bitcast<f64>(0xfff0000000000000lu); }
     if (x == bitcast<f64>(0x7ff0000000000000lu)) { return x; }
     // x = m 2^e with m in [0.5, 1), from the bits (frexp on f64 crashes lavapipe's LLVM)
@@ -93,14 +93,21 @@ F64_MATH = {
     return select(r, -r, x < 0.0lf);
 }""",
     "ti_atan2_f64": """fn ti_atan2_f64(y: f64, x: f64) -> f64 {
+    // C's atan2 in the upper half plane, then the sign of y (of a zero, too); the sign of x
+    // (of a zero, too) and infinities pick the angle where y / x cannot
     let pi = 3.14159265358979311600e+00lf;
-    if (x == 0.0lf) {
-        if (y == 0.0lf) { return 0.0lf; }
-        return select(pi / 2.0lf, -pi / 2.0lf, y < 0.0lf);
+    if (nan_f64(x) || nan_f64(y)) { return x + y; }
+    var r = pi / 2.0lf;  // x is 0, or y is infinite and x finite
+    if (y == 0.0lf) {
+        r = select(0.0lf, pi, signbit_f64(x));
+    } else if (inf_f64(x)) {
+        let corner = select(0.0lf, pi / 4.0lf, inf_f64(y));
+        r = select(corner, pi - corner, x < 0.0lf);
+    } else if (x != 0.0lf && !inf_f64(y)) {
+        r = ti_atan_f64(abs(y) / x);
+        if (x < 0.0lf) { r = r + pi; }
     }
-    let a = ti_atan_f64(y / x);
-    if (x > 0.0lf) { return a; }
-    return select(a + pi, a - pi, y < 0.0lf);
+    return select(r, -r, signbit_f64(y));
 }""",
     "ti_asin_f64": """fn ti_asin_f64(x: f64) -> f64 {
     if (abs(x) > 1.0lf) { return (x - x) / (x - x); }
@@ -112,6 +119,7 @@ F64_MATH = {
     return 2.0lf * ti_atan_f64(sqrt((1.0lf - x) / (1.0lf + x)));
 }""",
     "ti_tanh_f64": """fn ti_tanh_f64(x: f64) -> f64 {
+    if (nan_f64(x)) { return x; }
     let a = abs(x);
     var r = 1.0lf;
     if (a < 0.5lf) {

@@ -65,7 +65,7 @@ _F16 = re.compile(r"\bf16\b")
 
 
 def build_shaders(
-    kernel: Kernel, caps: Caps, args: ArgsLayout, windows: dict[str, int]
+    kernel: Kernel, caps: Caps, args: ArgsLayout, windows: dict[str, int], fast_math: bool = True
 ) -> list[TaskShader]:
     names = Printer()
     names.number(kernel.body)
@@ -75,7 +75,7 @@ def build_shaders(
         if not isinstance(task, s.Offloaded):
             raise InternalCompilerError(f"kernel body holds {type(task).__name__}, not a task")
         title = f"kernel {kernel.name}, task {index}: {offloaded_header(task)}"
-        emitter = TaskEmitter(task, title, args, caps, names.names, uses, windows)
+        emitter = TaskEmitter(task, title, args, caps, names.names, uses, windows, fast_math)
         shaders.append(_build_task(emitter))
     return shaders
 

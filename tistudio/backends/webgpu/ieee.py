@@ -1,0 +1,128 @@
+"""IEEE float semantics in WGSL where drivers need not keep them (kernels without fast_math).
+
+WGSL lets an implementation assume that no NaN or infinity reaches an operation, and Vulkan
+drivers use that freedom: lavapipe's `!=` is ordered (false when an operand is NaN, where C says
+true), others fold `x != x` to false, and GLSL's `pow` and `sign` are undefined for NaN, zeros
+or infinities. Without `fast_math` the CPU back end follows IEEE 754 and C's libm, so for those
+kernels the emitter asks this module first: float comparisons test their operands for NaN on
+the bits (`nan_f32(x)`, which no driver can fold), a cast to `u1` counts NaN as true, `sign`
+of NaN is 0, and `pow` handles C's special cases before it calls the ordinary one. A literal
+operand is never NaN and gets no test. With `fast_math` (the default) none of this is emitted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tistudio.backends.webgpu import wgsl
+from tistudio.ir.ops import BinaryOpType as B
+from tistudio.ir.ops import UnaryOpType as U
+from tistudio.ir.types import PrimitiveType
+
+_BOOL = PrimitiveType("u1", 1, "bool")
+_F32 = PrimitiveType("f32", 32, "float")
+_FINITE_LITERAL = re.compile(r"-?[0-9][0-9.e+-]*(f|lf|h)")  # inf and NaN are bitcasts
+
+
+def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
+    """`a op b` with IEEE semantics, or None where `wgsl.binary` already has them."""
+    if not dtype.is_float:
+        return None
+    if op.is_comparison:
+        return _compare(op, dtype, a, b)
+    if op is B.pow:
+        if dtype.name == "f16":  # through f32, as wgsl.py computes f16 pow
+            return f"f16(ti_pow_ieee_f32(f32({a}), f32({b})))"
+        return f"ti_pow_ieee_{wgsl.WGSL_TYPE[dtype.name]}({a}, {b})"
+    return None
+
+
+def _compare(op: B, dtype: PrimitiveType, a: str, b: str) -> str:
+    """Ordered comparisons are false and `!=` is true when an operand is NaN, as in C."""
+    plain = wgsl.WGSL_BINARY[op].format(a=a, b=b)[1:-1]
+    nans = [is_nan(dtype, x) for x in (a, b) if not _FINITE_LITERAL.fullmatch(x)]
+    if not nans:
+        return f"({plain})"
+    if op is B.cmp_ne:
+        return f"({plain} || {' || '.join(nans)})"
+    return f"({plain} && !{' && !'.join(nans)})"
+
+
+def is_nan(dtype: PrimitiveType, x: str) -> str:
+    """A WGSL test for NaN on the bits of `x` (see `NAN_HELPERS`)."""
+    return f"nan_{wgsl.WGSL_TYPE[dtype.name]}({x})"
+
+
+def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
+    """`op x` with IEEE semantics, or None where `wgsl.unary` already has them."""
+    if not src.is_float:
+        return None
+    if op is U.cast_value and dst.kind == "bool":  # NaN is true, as in C
+        return f"({x} != {wgsl.zero(src)} || {is_nan(src, x)})"
+    if op is U.logic_not:  # `not NaN` is false: NaN is not zero
+        test = f"({x} == {wgsl.zero(src)} && !{is_nan(src, x)})"
+        return wgsl.cast_value(_BOOL, dst, test)
+    if op is U.sgn:
+        return f"select(sign({x}), {wgsl.zero(src)}, {is_nan(src, x)})"
+    return None
+
+
+def _to_f32(text: str) -> str:
+    """The f64 text of a helper as f32 (its constants are exact in both)."""
+    text = text.replace("0x7ff0000000000000lu", "0x7f800000u")
+    return text.replace("f64", "f32").replace("lf", "f")
+
+
+_POW_F64 = """fn ti_pow_ieee_f64(x: f64, y: f64) -> f64 {
+    // C's pow where WGSL's is undefined: NaN, zeros and infinities (x ** 0 == 1 ** y == 1)
+    if (y == 0.0lf || x == 1.0lf) { return 1.0lf; }
+    if (nan_f64(x) || nan_f64(y)) { return x + y; }
+    let odd = trunc(y) == y && trunc(0.5lf * y) != 0.5lf * y;
+    let ax = abs(x);
+    let inf = bitcast<f64>(0x7ff0000000000000lu);
+    if (inf_f64(y)) {
+        if (ax == 1.0lf) { return 1.0lf; }
+        return select(0.0lf, inf, (ax > 1.0lf) == (y > 0.0lf));
+    }
+    if (ax == 0.0lf || inf_f64(x)) {
+        let m = select(0.0lf, inf, (ax == 0.0lf) == (y < 0.0lf));
+        return select(m, -m, odd && signbit_f64(x));
+    }
+    return ti_pow_f64(x, y);
+}"""
+
+_CLASSIFY_F64 = {
+    "nan_f64": """fn nan_f64(x: f64) -> bool {
+    // on the bits: drivers may fold `x != x` to false
+    return (bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu;
+}""",
+    "inf_f64": """fn inf_f64(x: f64) -> bool {
+    return (bitcast<u64>(x) & 0x7ffffffffffffffflu) == 0x7ff0000000000000lu;
+}""",
+    "signbit_f64": """fn signbit_f64(x: f64) -> bool {
+    return (bitcast<u64>(x) >> 63u) == 1lu;
+}""",
+}
+_CLASSIFY_F32 = {
+    "nan_f32": """fn nan_f32(x: f32) -> bool {
+    // on the bits: drivers may fold `x != x` to false
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}""",
+    "inf_f32": """fn inf_f32(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;
+}""",
+    "signbit_f32": """fn signbit_f32(x: f32) -> bool {
+    return (bitcast<u32>(x) >> 31u) == 1u;
+}""",
+    "nan_f16": """fn nan_f16(x: f16) -> bool {
+    return nan_f32(f32(x));
+}""",
+}
+
+# helper functions by name; the emitter adds those an expression calls
+IEEE_HELPERS = {
+    **_CLASSIFY_F32,
+    **_CLASSIFY_F64,
+    "ti_pow_ieee_f64": _POW_F64,
+    "ti_pow_ieee_f32": _to_f32(_POW_F64),
+}
