@@ -666,3 +666,23 @@ def test_vector_index_out_of_range_at_run_time() -> None:
 
     run_time_error("Accessing vector 'v' of size 2 with index 2", k, "# bad", lambda: k(2))
     assert k(1) == 2.0
+
+
+def test_autodiff_stack_overflow_at_run_time() -> None:
+    ti.init(debug=True, ad_stack_size=4, offline_cache=False)
+    x = ti.field(ti.f32, shape=2, needs_grad=True)
+    y = ti.field(ti.f32, shape=2, needs_grad=True)
+
+    @ti.kernel
+    def k(n: ti.i32):
+        for i in x:
+            v = x[i]
+            for _ in range(n):
+                v = ti.sin(v)  # bad
+            y[i] = v
+
+    y.grad.fill(1.0)
+    message = r"stack overflow: .* \(4 values per thread; .* ti.init\(ad_stack_size=N\)"
+    with pytest.warns(UserWarning, match="4 values per thread"):
+        run_time_error(message, k, "# bad", lambda: k.grad(5))
+    k.grad(4)

@@ -46,6 +46,7 @@ SAMPLES = {
     "AdStackPop": "$1 : stack pop $0",
     "AdStackLoadTop": "<i32> $1 = stack load top $0",
     "AdStackLoadTopAdj": "<i32> $1 = stack load top adj $0",
+    "AdStackCount": "<i32> $1 = stack count $0",
     "AdStackAccAdjoint": "$1 : stack acc adj $0, val = $0",
 }
 

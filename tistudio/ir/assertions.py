@@ -117,7 +117,7 @@ def format_failure(info: AssertInfo, values: list, kernel: str) -> str:
         message = info.message % tuple(values)
     except (TypeError, ValueError):
         message = f"{info.message} {tuple(values)}"
-    name = re.sub(r"_c\d+_\d+$", "", kernel)
+    name = re.sub(r"_c\d+_\d+(?=(_reverse_grad|_forward_grad)?$)", "", kernel)
     loc = info.loc
     if loc is None:
         return f"(kernel={name}) {message}"

@@ -217,6 +217,9 @@ class Interpreter:
     def run_AdStackLoadTopAdj(self, stmt: s.AdStackLoadTopAdj) -> Value:
         return self.values[stmt.stack][-1][1]
 
+    def run_AdStackCount(self, stmt: s.AdStackCount) -> Value:
+        return len(self.values[stmt.stack])
+
     def run_AdStackAccAdjoint(self, stmt: s.AdStackAccAdjoint) -> None:
         top = self.values[stmt.stack][-1]
         top[1] = ops.normalize(top[1] + self.values[stmt.value], stmt.value.ret_type)

@@ -384,8 +384,8 @@ class Return(Stmt):
 class Assert(Stmt):
     """A debug-mode check (`ti.init(debug=True)`): where `cond` is false, the task records the
     failure and stops, and the host raises `TaichiAssertionError` with `message`, a `%`-style
-    template, filled in with the values of `args`. Made by user `assert`s and by
-    `insert_debug_checks` (index bounds, integer division by zero)."""
+    template, filled in with the values of `args`. Made by user `assert`s, for index bounds and
+    integer division by zero (frontend, `insert_debug_checks`), and for autodiff stacks."""
 
     cond: Stmt
     message: str
@@ -508,6 +508,16 @@ class AdStackLoadTopAdj(Stmt):
 
 
 @dataclass(eq=False)
+class AdStackCount(Stmt):
+    """How many entries `stack` holds (debug mode checks it before a push)."""
+
+    stack: Stmt
+
+    operand_fields: ClassVar = ("stack",)
+    syntax: ClassVar = "stack count {stack}"
+
+
+@dataclass(eq=False)
 class AdStackAccAdjoint(Stmt):
     """Add `value` to the adjoint of the newest entry of `stack`."""
 
@@ -560,6 +570,7 @@ ALL_STATEMENTS: tuple[type[Stmt], ...] = (
     AdStackPop,
     AdStackLoadTop,
     AdStackLoadTopAdj,
+    AdStackCount,
     AdStackAccAdjoint,
 )
 

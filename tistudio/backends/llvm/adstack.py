@@ -3,7 +3,8 @@
 An `AdStackAlloca` of `max_size` entries becomes two entry-block arrays (primal values and
 adjoints) and an `i32` count that the statement resets to 0 where it stands, so a stack
 declared in a loop body starts empty on every iteration. A push past `max_size` overwrites the
-top entry instead of running off the array (`determine_ad_stack_size` makes that rare).
+top entry instead of running off the array (`determine_ad_stack_size` makes that rare, and in
+debug mode puts a check on `stack count` before each push whose stack size is a guess).
 """
 
 from __future__ import annotations
@@ -78,6 +79,10 @@ class AdStackEmitter:
         stack = self.values[stmt.stack]
         slot = self._slot(stack, stack.adjoint, self._top(stack))
         self.values[stmt] = self.load(slot, stack.dtype, self.name_of(stmt))
+
+    def emit_AdStackCount(self, stmt: s.AdStackCount) -> None:
+        stack = self.values[stmt.stack]
+        self.values[stmt] = self.builder.load(stack.count, typ=I32, name=self.name_of(stmt))
 
     def emit_AdStackAccAdjoint(self, stmt: s.AdStackAccAdjoint) -> None:
         stack = self.values[stmt.stack]

@@ -3,7 +3,7 @@
 An `AdStackAlloca` of `max_size` entries declares two arrays (primal values and adjoints) and a
 count where it stands; WGSL zero-initialises a `var` each time its declaration runs, so a stack
 declared in a loop body starts empty on every iteration. A push past `max_size` overwrites the
-top entry instead of indexing out of the array.
+top entry instead of indexing out of the array (in debug mode a check before it stops first).
 """
 
 from __future__ import annotations
@@ -44,6 +44,9 @@ class AdStackEmitter:
 
     def emit_AdStackLoadTopAdj(self, stmt: s.AdStackLoadTopAdj) -> None:
         self.let(stmt, f"{self.locals[stmt.stack]}_a[{self._top(stmt.stack)}]")
+
+    def emit_AdStackCount(self, stmt: s.AdStackCount) -> None:
+        self.let(stmt, f"{self.locals[stmt.stack]}_c")
 
     def emit_AdStackAccAdjoint(self, stmt: s.AdStackAccAdjoint) -> None:
         slot = f"{self.locals[stmt.stack]}_a[{self._top(stmt.stack)}]"
