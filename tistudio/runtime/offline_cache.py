@@ -207,6 +207,11 @@ def _remove(path: Path) -> int:
 # --- the compile path's side: keys, hits, stores -----------------------------------------------
 
 
+# keys whose optimised code this process is still making (tiered compilation), so that a lookup
+# of the same kernel right after a new `ti.init` waits for the store instead of compiling again
+_pending_stores: dict[str, Any] = {}
+
+
 @dataclass
 class Lookup:
     """One kernel's trip to the cache: its key (None when the cache is bypassed), the result
@@ -223,11 +228,26 @@ class Lookup:
             return
         executable = result.executable
         if self.gpu_backend is not None:  # the GPU's code is WGSL text, kept in the metadata
-            spec, object_code = self.gpu_backend.cache_entry(executable), b""
-            if spec is None:
-                return
-        else:
-            spec, object_code = executable.spec.to_json(), executable.compiled.object_code
+            spec = self.gpu_backend.cache_entry(executable)
+            if spec is not None:
+                self._store(result, spec, b"")
+            return
+        spec = executable.spec.to_json()
+        optimised = getattr(executable, "optimised", None)
+        if optimised is None:
+            self._store(result, spec, executable.compiled.object_code)
+        else:  # tiered: the optimised code is stored when the optimiser has made it
+            key = self.key
+            _pending_stores[key] = optimised
+
+            def store(compiled: Any) -> None:
+                self._store(result, spec, compiled.object_code)
+                _pending_stores.pop(key, None)
+
+            optimised.then(store)
+
+    def _store(self, result: Any, spec: Any, object_code: bytes) -> None:
+        assert self.cache is not None and self.key is not None
         meta = {
             "spec": spec,
             "warnings": [_warning_json(message, loc) for message, loc in result.warnings],
@@ -248,6 +268,12 @@ def lookup(program: Any, kernel: Any, source: str, bypass: bool) -> Lookup:
     start = time.perf_counter()
     backend = program.backend
     key = make_key(_key_parts(program, kernel, source, cache, backend))
+    pending = _pending_stores.get(key)
+    if pending is not None:  # compiled in this process, its optimised code not stored yet
+        try:
+            pending.wait()
+        except RuntimeError:
+            pass
     hit = cache.load(key)
     found = _result_from(program, kernel, backend, hit) if hit is not None else None
     if hit is not None and found is None:  # unreadable metadata: drop it, compile again

@@ -183,7 +183,7 @@ class Program:
         else:
             executable = self.backend.compile(kernel, config, cache_key=found.key)
         end = time.perf_counter()
-        stages.update(getattr(getattr(executable, "compiled", None), "stage_ms", {}))
+        stages.update(getattr(executable, "stage_ms", None) or {})
         result = CompileResult(
             executable,
             records,

@@ -9,9 +9,22 @@ import pytest
 from tistudio.backends.llvm import CpuBackend
 
 
-@pytest.fixture(scope="session")
-def backend() -> Iterator[CpuBackend]:
+@pytest.fixture(scope="session", params=["tiered", "quick"])
+def backend(request: pytest.FixtureRequest) -> Iterator[CpuBackend]:
+    """Every back-end test runs twice: as kernels normally compile (quick code first, optimised
+    code from the background optimiser after it), and on the quick tier alone, so that the code
+    a kernel's first launches run is tested as thoroughly as the optimised code."""
     cpu = CpuBackend(num_threads=4)
+    cpu.tiering = request.param
+    yield cpu
+    cpu.close()
+
+
+@pytest.fixture(scope="session")
+def tiered_backend() -> Iterator[CpuBackend]:
+    """A back end that compiles as kernels normally do, for tests of what O3 makes of code."""
+    cpu = CpuBackend(num_threads=4)
+    cpu.tiering = "tiered"
     yield cpu
     cpu.close()
 

@@ -34,8 +34,8 @@ def _saxpy(backend, **config):
     )
 
 
-def test_llvm_ir_before_and_after_optimisation(backend):
-    ex = _saxpy(backend)
+def test_llvm_ir_before_and_after_optimisation(tiered_backend):
+    ex = _saxpy(tiered_backend)
     assert "define void @" in ex.llvm_ir and "task0_range_for" in ex.llvm_ir
     assert '%"s6" = fmul fast float' in ex.llvm_ir  # values named after the printed IR ($6)
     assert "noalias" in ex.llvm_ir
@@ -89,11 +89,11 @@ $0 = offloaded range_for(0, 100000) body {
 """
 
 
-def test_transcendentals_vectorise_through_libmvec_with_fast_math(backend):
-    library = backend.jit.vector_library
-    fast = compile_text(backend, SIN, params=[ndarray("x", "f32", 1)])
+def test_transcendentals_vectorise_through_libmvec_with_fast_math(tiered_backend):
+    library = tiered_backend.jit.vector_library
+    fast = compile_text(tiered_backend, SIN, params=[ndarray("x", "f32", 1)])
     exact = compile_text(
-        backend, SIN, params=[ndarray("x", "f32", 1)], config=CompileConfig(fast_math=False)
+        tiered_backend, SIN, params=[ndarray("x", "f32", 1)], config=CompileConfig(fast_math=False)
     )
     if library is not None:  # glibc with libmvec: the vector variants are called
         assert re.search(rf"call .*@_ZGV{library.isa}N\d+v_sinf", fast.llvm_ir_optimized)

@@ -108,9 +108,9 @@ def test_thread_local_reduction_merges_once_per_chunk(split_backend, threads, n,
     assert chunks[()] == min(threads, n)
 
 
-def test_reduction_into_a_tls_slot_vectorises(backend):
+def test_reduction_into_a_tls_slot_vectorises(tiered_backend):
     ex = compile_text(
-        backend,
+        tiered_backend,
         TLS_SUM.format(n=100000),
         params=TLS_PARAMS,
         config=CompileConfig(fast_math=False),

@@ -26,6 +26,7 @@ from tistudio.backends.llvm.native_pool import NATIVE_GRAIN, NativeThreadPool
 from tistudio.backends.llvm.runtime_ir import native_pool_supported
 from tistudio.backends.llvm.spec import KernelSpec
 from tistudio.backends.llvm.thread_pool import MIN_GRAIN, ThreadPool
+from tistudio.backends.llvm.tiering import Optimiser, compile_tiered, tiering_mode
 from tistudio.backends.print_buffer import PrintBuffer
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Kernel
@@ -50,6 +51,8 @@ class CpuBackend:
         # where the pool's runtime object code is cached (`runtime.offline_cache.RuntimeSlot`)
         self.runtime_cache: Any = None
         self._prints: PrintBuffer | None = None
+        self.tiering = tiering_mode()
+        self._optimiser: Optimiser | None = None
 
     @property
     def jit(self) -> JitEngine:
@@ -86,10 +89,31 @@ class CpuBackend:
             threads = config.cpu_max_num_threads
             functions.append(build_launcher(module, kernel, functions, threads, pool.grain))
         codegen_ms = (time.perf_counter() - start) * 1e3
-        compiled = jit.compile(module, functions, config.opt_level)
+        optimised = None
+        if self.tiering == "quick" or config.opt_level == 0:
+            compiled = jit.compile_quick(module, functions, suffix="")
+        elif self.tiering == "tiered":
+            compiled, optimised = compile_tiered(
+                jit, self.optimiser, module, functions, config.opt_level
+            )
+        else:
+            compiled = jit.compile(module, functions, config.opt_level)
         compiled.stage_ms = {"llvm_codegen": codegen_ms, **compiled.stage_ms}
         spec = KernelSpec.of(kernel, layout, functions, pool.grain)
-        return CpuExecutable(spec, config, compiled, pool, self.prints(spec))
+        return CpuExecutable(spec, config, compiled, pool, self.prints(spec), optimised)
+
+    @property
+    def optimiser(self) -> Optimiser:
+        """The background thread that makes kernels' optimised tier (`tiering.py`)."""
+        with self._lock:
+            if self._optimiser is None:
+                self._optimiser = Optimiser(self.jit)
+            return self._optimiser
+
+    def wait_for_optimised(self) -> None:
+        """Return once every kernel compiled so far runs its optimised code."""
+        if self._optimiser is not None:
+            self._optimiser.wait_all()
 
     def load(self, spec: KernelSpec, object_code: bytes, config: CompileConfig) -> CpuExecutable:
         """A `CpuExecutable` from object code and spec that `compile` made (disk cache)."""
@@ -120,6 +144,7 @@ class CpuBackend:
                 f"native={self.native}",
                 f"grain={self.grain}",
                 f"libmvec={jit.vector_library}",
+                f"quick={self.tiering == 'quick'}",
             )
         )
         return self._fingerprint

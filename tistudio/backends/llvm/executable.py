@@ -31,6 +31,7 @@ from tistudio.backends.llvm.jit import CompiledModule
 from tistudio.backends.llvm.native_pool import NativeThreadPool
 from tistudio.backends.llvm.spec import KernelSpec, TaskSpec
 from tistudio.backends.llvm.thread_pool import ThreadPool
+from tistudio.backends.llvm.tiering import OptimisedCode
 from tistudio.backends.print_buffer import PrintBuffer
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import TaskType
@@ -60,7 +61,9 @@ class CpuExecutable:
 
     `llvm_ir` is the module as emitted, `llvm_ir_optimized` after O3, `assembly` the machine code
     (computed on first access). Launches from several Python threads are serialised by a lock,
-    because they share one argument buffer.
+    because they share one argument buffer. With tiered compilation (`tiering.py`) the kernel
+    starts on `compiled`, the quick tier, and `upgrade` moves it to the optimised code when the
+    optimiser has made it (`optimised`); what shows optimised code waits for it.
     """
 
     def __init__(
@@ -70,13 +73,14 @@ class CpuExecutable:
         compiled: CompiledModule,
         pool: ThreadPool | NativeThreadPool,
         prints: PrintBuffer | None = None,
+        optimised: OptimisedCode | None = None,
     ) -> None:
         self.name = spec.name
         self.spec = spec
         self.layout = layout = spec.layout
-        self.compiled = compiled
+        self._first = compiled
+        self.optimised = optimised
         self.llvm_ir = compiled.llvm_ir
-        self.llvm_ir_optimized = compiled.llvm_ir_optimized
         self._buffer = (ctypes.c_int64 * layout.num_slots)()
         gtmp_size = gtmp_bytes(spec.gtmp_size, spec.checks)  # + debug checks' failure record
         self._gtmp = (ctypes.c_int64 * max(1, -(-gtmp_size // 8)))()
@@ -92,19 +96,47 @@ class CpuExecutable:
             for k, t in enumerate(spec.ret_types)
         ]
         self._pool = pool
-        threads = config.cpu_max_num_threads
-        self._workers_needed = threads - 1 if _may_split(spec.tasks) else 0
-        self._run = self._prepare_run(spec, compiled.addresses, threads)
+        self._threads = config.cpu_max_num_threads
+        self._workers_needed = self._threads - 1 if _may_split(spec.tasks) else 0
         if spec.print_formats:  # written out after each launch, see backends/print_buffer.py
             if prints is None:
                 raise ValueError(f"kernel {self.name!r} prints but has no print buffer")
             self._buffer[layout.print_slot] = prints.address
-            self._run = prints.wrap(self._run, spec.print_formats)
-        self._run = checked(self._run, self._gtmp, spec)  # debug checks, see debug_checks.py
+        self._prints = prints
+        self._run = self._make_run(compiled.addresses)
+        if optimised is not None:
+            optimised.then(self.upgrade)
+
+    @property
+    def compiled(self) -> CompiledModule:
+        """The kernel's final code: the optimised tier (waited for) where there is one."""
+        return self.optimised.wait() if self.optimised is not None else self._first
+
+    @property
+    def llvm_ir_optimized(self) -> str:
+        return self.compiled.llvm_ir_optimized
+
+    @property
+    def stage_ms(self) -> dict[str, float]:
+        """Time per LLVM stage of the code the first launch runs (without waiting)."""
+        return self._first.stage_ms
 
     @property
     def assembly(self) -> str:
         return self.compiled.assembly
+
+    def upgrade(self, compiled: CompiledModule) -> None:
+        """Launch `compiled` (the optimised tier) from now on. A launch running now finishes on
+        the code it started with, which stays loaded."""
+        self._run = self._make_run(compiled.addresses)
+
+    def _make_run(self, addresses: list[int]) -> Callable[[], None]:
+        spec = self.spec
+        run = self._prepare_run(spec, addresses, self._threads)
+        if spec.print_formats:
+            assert self._prints is not None
+            run = self._prints.wrap(run, spec.print_formats)
+        return checked(run, self._gtmp, spec)  # debug checks, see debug_checks.py
 
     def launch(self, args: Sequence[Any], roots: Sequence[int]) -> tuple:
         """Run the kernel with one argument per parameter and the base address of each SNode

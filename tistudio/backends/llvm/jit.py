@@ -12,10 +12,19 @@ has them.
 Optimisation follows the kernel's size: a module with no loop at all (a serial task that stores
 a few values) gets LLVM's O1 pipeline, which is a third of O3's cost and loses nothing without
 loops to vectorise; every other module gets the requested level (O3 by default).
+
+`compile_quick` is the first tier of tiered compilation (`tiering.py`): a few cheap passes
+(SROA, instcombine, simplifycfg) and the code generator at optimisation level 0 (fast
+instruction selection and register allocation) make usable code in ~4 ms where O3 takes ~40;
+its functions get a `__quick` suffix, so that the optimised module of the same kernel, loaded
+into the same engine later, defines its symbols without a clash. `compile` can run on another
+thread than the engine's users when given an `OptimiserThreadState` (its own LLVM context and
+TargetMachine): only loading the object into the engine takes the lock.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import time
@@ -25,6 +34,17 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from tistudio.backends.llvm.vecmath import VectorLibrary
+
+QUICK_SUFFIX = "__quick"  # the first tier's functions: see `JitEngine.compile_quick`
+
+
+@dataclass
+class OptimiserThreadState:
+    """What a thread other than the engine's users needs to compile alone: its own LLVM context
+    (LLVM's global context is not thread-safe) and its own TargetMachine."""
+
+    context: llvm.context.ContextRef
+    machine: llvm.TargetMachine
 
 
 @dataclass
@@ -65,9 +85,8 @@ class JitEngine:
             cpu=self.cpu_name, features=self.cpu_features, opt=3, jit=True
         )
         # objects for RuntimeDyld (and the disk cache): position independent, small code model
-        self.object_machine = target.create_target_machine(
-            cpu=self.cpu_name, features=self.cpu_features, opt=3, reloc="pic", codemodel="default"
-        )
+        self.object_machine = self.object_target_machine(3)
+        self.quick_machine = self.object_target_machine(0)  # the first tier's code generator
         self.data_layout = str(self.object_machine.target_data)
         self.vector_library = VectorLibrary.detect(self.cpu_features)
         empty = llvm.parse_assembly("")
@@ -75,23 +94,31 @@ class JitEngine:
         self.engine = llvm.create_mcjit_compiler(empty, self.target_machine)
         self._lock = threading.Lock()  # MCJIT and the TargetMachine are not thread-safe
 
-    def compile(self, module: ir.Module, functions: list[str], opt_level: int) -> CompiledModule:
+    def compile(
+        self,
+        module: ir.Module | str,
+        functions: list[str],
+        opt_level: int,
+        thread_state: OptimiserThreadState | None = None,
+    ) -> CompiledModule:
         """Optimise `module`, emit its object code and load it; return the addresses of
-        `functions` (and the object code, for the disk cache)."""
-        module.triple = self.triple
-        module.data_layout = self.data_layout
+        `functions` (and the object code, for the disk cache). With a `thread_state`, parsing,
+        optimising and code generation run in that state's LLVM context, outside the lock."""
         clock = time.perf_counter
         start = clock()
-        text = str(module)
-        with self._lock:  # LLVM's global context is not thread-safe: parse under the lock too
-            parsed = llvm.parse_assembly(text)
+        text = self.module_text(module)
+        with self._lock if thread_state is None else contextlib.nullcontext():
+            context = thread_state.context if thread_state else None
+            machine = thread_state.machine if thread_state else self.object_machine
+            parsed = llvm.parse_assembly(text, context)
             parsed.verify()
             parsed_at = clock()
-            self._optimise(parsed, opt_level if _has_loops(text) else min(opt_level, 1))
+            self._optimise(parsed, opt_level if _has_loops(text) else min(opt_level, 1), machine)
             optimised_at = clock()
             optimized = str(parsed)
-            obj = self.object_machine.emit_object(parsed)
+            obj = machine.emit_object(parsed)
             emitted_at = clock()
+        with self._lock:
             addresses = self._load(obj, functions)
         stages = {
             "llvm_parse": parsed_at - start,
@@ -101,6 +128,58 @@ class JitEngine:
         }
         ms = {name: seconds * 1e3 for name, seconds in stages.items()}
         return CompiledModule(text, optimized, addresses, self, obj, ms)
+
+    def compile_quick(
+        self, module: ir.Module | str, functions: list[str], suffix: str = QUICK_SUFFIX
+    ) -> CompiledModule:
+        """The first tier: cheap passes and level-0 code generation (see the module docstring).
+        The returned addresses are those of `functions` renamed with `suffix` (none where the
+        quick code is the kernel's only code)."""
+        clock = time.perf_counter
+        start = clock()
+        text = self.module_text(module)
+        with self._lock:
+            parsed = llvm.parse_assembly(text)
+            parsed.verify()
+            defined = set(functions) if suffix else set()
+            for function in parsed.functions:
+                if function.name in defined:
+                    function.name = function.name + suffix
+            parsed_at = clock()
+            passes = llvm.create_new_module_pass_manager()
+            passes.add_sroa_pass()
+            passes.add_instruction_combine_pass()
+            passes.add_simplify_cfg_pass()
+            tuning = llvm.create_pipeline_tuning_options(speed_level=0)
+            passes.run(parsed, llvm.create_pass_builder(self.quick_machine, tuning))
+            optimised_at = clock()
+            optimized = str(parsed)
+            obj = self.quick_machine.emit_object(parsed)
+            emitted_at = clock()
+            addresses = self._load(obj, [name + suffix for name in functions])
+        stages = {
+            "llvm_parse": parsed_at - start,
+            "llvm_quick_optimise": optimised_at - parsed_at,
+            "quick_machine_code": emitted_at - optimised_at,
+            "load": clock() - emitted_at,
+        }
+        ms = {name: seconds * 1e3 for name, seconds in stages.items()}
+        return CompiledModule(text, optimized, addresses, self, obj, ms)
+
+    def module_text(self, module: ir.Module | str) -> str:
+        """The module's text for this target (llvmlite IR modules get the triple and layout)."""
+        if isinstance(module, str):
+            return module
+        module.triple = self.triple
+        module.data_layout = self.data_layout
+        return str(module)
+
+    def object_target_machine(self, opt: int = 3) -> llvm.TargetMachine:
+        """A new TargetMachine for relocatable objects of this CPU (one per thread that emits)."""
+        target = llvm.Target.from_triple(self.triple)
+        return target.create_target_machine(
+            cpu=self.cpu_name, features=self.cpu_features, opt=opt, reloc="pic", codemodel="default"
+        )
 
     def load_object(self, obj: bytes, functions: list[str]) -> CompiledModule:
         """Load object code made by `compile` (in this or an earlier process, for this CPU)."""
@@ -119,14 +198,16 @@ class JitEngine:
             raise RuntimeError(f"object code lacks the functions {missing}")
         return addresses
 
-    def _optimise(self, module: llvm.ModuleRef, opt_level: int) -> None:
+    def _optimise(
+        self, module: llvm.ModuleRef, opt_level: int, machine: llvm.TargetMachine
+    ) -> None:
         tuning = llvm.create_pipeline_tuning_options(speed_level=opt_level)
         vectorise = opt_level >= 2
         tuning.loop_vectorization = vectorise
         tuning.slp_vectorization = vectorise
         tuning.loop_unrolling = vectorise
         tuning.loop_interleaving = vectorise
-        builder = llvm.create_pass_builder(self.object_machine, tuning)
+        builder = llvm.create_pass_builder(machine, tuning)
         builder.getModulePassManager().run(module, builder)
 
     def emit_assembly(self, llvm_ir: str) -> str:

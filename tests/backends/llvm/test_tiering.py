@@ -1,0 +1,119 @@
+"""Tiered compilation (backends/llvm/tiering.py): quick code first, optimised code after it."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+from tests.backends.llvm.helpers import compile_text, ndarray, scalar
+from tistudio.backends.llvm import CpuBackend
+from tistudio.backends.llvm.jit import QUICK_SUFFIX
+
+ROOT = Path(__file__).resolve().parents[3]
+
+SAXPY = """
+$0 = offloaded range_for(0, 100000) body {
+  <i32> $1 = loop $0 index 0
+  <*f32> $2 = external_ptr arg 1, [$1]
+  <*f32> $3 = external_ptr arg 2, [$1]
+  <f32> $4 = argload[0]
+  <f32> $5 = global load $2
+  <f32> $6 = mul $4 $5
+  <f32> $7 = global load $3
+  <f32> $8 = add $6 $7
+  $9 : global store [$3 <- $8]
+}
+"""
+PARAMS = [scalar("a", "f32"), ndarray("x", "f32", 1), ndarray("y", "f32", 1)]
+
+
+def _launch(ex, a: float) -> np.ndarray:
+    x = np.arange(100000, dtype=np.float32)
+    y = np.ones(100000, dtype=np.float32)
+    ex.launch([a, x, y], [])
+    return y
+
+
+def test_a_kernel_runs_quick_code_then_moves_to_the_optimised_code(tiered_backend) -> None:
+    ex = compile_text(tiered_backend, SAXPY, params=PARAMS)
+    first = ex._run
+    want = 2.0 * np.arange(100000, dtype=np.float32) + 1
+    np.testing.assert_array_equal(_launch(ex, 2.0), want)  # on whichever code is current
+    optimised = ex.optimised.wait()
+    assert optimised is ex.compiled and ex._run is not first  # swapped
+    assert f"task0_range_for{QUICK_SUFFIX}" in ex._first.llvm_ir_optimized
+    assert QUICK_SUFFIX not in optimised.llvm_ir_optimized
+    assert re.search(r"<(8|16) x float>", optimised.llvm_ir_optimized)  # vectorised
+    assert "x float>" not in ex._first.llvm_ir_optimized  # the quick tier does not vectorise
+    np.testing.assert_array_equal(_launch(ex, 2.0), want)
+    assert set(ex.stage_ms) >= {"llvm_quick_optimise", "quick_machine_code"}
+
+
+def test_many_kernels_queued_at_once_all_arrive(tiered_backend) -> None:
+    kernels = [compile_text(tiered_backend, SAXPY, params=PARAMS) for _ in range(6)]
+    for k, ex in enumerate(kernels):
+        np.testing.assert_array_equal(_launch(ex, k), k * np.arange(100000, dtype=np.float32) + 1)
+    tiered_backend.wait_for_optimised()
+    assert all(ex.optimised.ready for ex in kernels)
+
+
+def test_tiering_off_compiles_optimised_code_before_the_first_launch() -> None:
+    backend = CpuBackend(num_threads=2)
+    backend.tiering = "optimised"
+    ex = compile_text(backend, SAXPY, params=PARAMS)
+    assert ex.optimised is None and "x float>" in ex.llvm_ir_optimized
+    assert "llvm_optimise" in ex.stage_ms
+    backend.close()
+
+
+def test_quick_only_code_has_the_kernels_own_names(backend) -> None:
+    """`TISTUDIO_TIERED=quick` (and opt_level 0): the quick code is all there is, under the
+    names the disk cache's spec lists."""
+    quick = CpuBackend(num_threads=2)
+    quick.tiering = "quick"
+    ex = compile_text(quick, SAXPY, params=PARAMS)
+    assert ex.optimised is None and QUICK_SUFFIX not in ex.llvm_ir_optimized
+    np.testing.assert_array_equal(_launch(ex, 3.0), 3 * np.arange(100000, dtype=np.float32) + 1)
+    quick.close()
+
+
+EXIT_SCRIPT = """
+import tistudio as ti
+
+ti.init(arch=ti.cpu, offline_cache=False)
+x = ti.field(ti.f32, shape=4096)
+
+
+def make(k):
+    @ti.kernel
+    def step(a: ti.f32):
+        for i in x:
+            x[i] = ti.sin(x[i] * a + k) + ti.exp(-x[i] * x[i])
+
+    return step
+
+
+for k in range(8):
+    make(k)(1.5)
+print("done", float(x.to_numpy().sum()) != 0.0)
+"""
+
+
+def test_the_process_exits_cleanly_while_the_optimiser_is_busy(tmp_path: Path) -> None:
+    """Eight kernels leave eight optimised compiles queued when the script ends: the exit waits
+    for them (LLVM torn down under a running compile would crash the process)."""
+    script = tmp_path / "kernels.py"
+    script.write_text(textwrap.dedent(EXIT_SCRIPT))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TISTUDIO_TIERED": "1"}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done True"
+    assert "Traceback" not in done.stderr and "optimised compile failed" not in done.stderr

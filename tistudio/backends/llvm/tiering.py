@@ -1,0 +1,148 @@
+"""Tiered compilation: a kernel runs first on code made in milliseconds, then on optimised code.
+
+LLVM's O3 pipeline and code generator take ~35-40 ms for a 20-line kernel on these machines, most
+of a further kernel's compile time; a first tier (`JitEngine.compile_quick`: a few cheap passes,
+fast instruction selection) takes ~4 ms and runs the kernel's first launches, typically 1-3x
+slower. Meanwhile one background thread, the optimiser, runs the O3 compile in its own LLVM
+context (`OptimiserThreadState`) and hands the result to the executable, which swaps its launch
+path between two launches. LLVM calls release the GIL, so the optimiser works while the user's
+program runs Python (on 2 cores, also while a kernel runs).
+
+What waits for the optimised tier: the studio's LLVM IR and assembly, the disk cache (it stores
+only optimised code, from the optimiser's thread), AOT export, and `wait_all` (at exit, so no
+compile is cut off mid-call). Results of the two tiers are the same where the kernel's float
+arithmetic is exact; under fast math (Taichi's default) a reduction the vectoriser reorders may
+round differently in the last bits, as it may between Taichi's thread counts.
+
+`TISTUDIO_TIERED=0` in the environment turns tiering off: every kernel is compiled at O3 before
+its first launch, as before; `TISTUDIO_TIERED=quick` keeps kernels on the first tier (tests run
+the same kernels on both tiers this way).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import llvmlite.binding as llvm
+
+from tistudio.backends.llvm.jit import CompiledModule, JitEngine, OptimiserThreadState
+
+log = logging.getLogger("tistudio")
+
+
+def tiering_mode() -> str:
+    """How kernels compile, from `TISTUDIO_TIERED`: "tiered" (the default), "optimised" ("0":
+    O3 before the first launch) or "quick" (the first tier only, for testing its code)."""
+    value = os.environ.get("TISTUDIO_TIERED", "1")
+    return {"0": "optimised", "quick": "quick"}.get(value, "tiered")
+
+
+class OptimisedCode:
+    """The optimised tier of one kernel, once the optimiser has made it: `wait` returns it."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._compiled: CompiledModule | None = None
+        self._error: BaseException | None = None
+        self._callbacks: list[Callable[[CompiledModule], None]] = []
+        self._finished = False
+        self._lock = threading.Lock()
+
+    def wait(self) -> CompiledModule:
+        """The optimised code; raises what the optimiser raised if it failed."""
+        self._done.wait()
+        if self._error is not None:
+            raise RuntimeError(f"the optimised compile failed: {self._error}") from self._error
+        assert self._compiled is not None
+        return self._compiled
+
+    @property
+    def ready(self) -> bool:
+        return self._done.is_set()
+
+    def then(self, callback: Callable[[CompiledModule], None]) -> None:
+        """Call `callback(compiled)` once the optimised code is there (now if it is), on the
+        optimiser's thread or the caller's; never called if the compile failed. Callbacks run
+        before `wait` returns."""
+        with self._lock:
+            if not self._finished:
+                self._callbacks.append(callback)
+                return
+        if self._compiled is not None:
+            _call_safely(callback, self._compiled)
+
+    def _finish(self, compiled: CompiledModule | None, error: BaseException | None) -> None:
+        with self._lock:
+            self._compiled, self._error = compiled, error
+            self._finished = True
+            callbacks, self._callbacks = self._callbacks, []
+        if compiled is not None:
+            for callback in callbacks:
+                _call_safely(callback, compiled)
+        self._done.set()
+
+
+def _call_safely(callback: Callable[[CompiledModule], None], compiled: CompiledModule) -> None:
+    try:
+        callback(compiled)
+    except Exception:  # noqa: BLE001 — a failed swap or cache store must not kill the optimiser
+        log.exception("[tistudio] after an optimised compile")
+
+
+class Optimiser:
+    """One background thread compiling kernels at full optimisation, in submission order."""
+
+    def __init__(self, jit: JitEngine) -> None:
+        self.jit = jit
+        self._jobs: queue.Queue[tuple[str, list[str], int, OptimisedCode] | None] = queue.Queue()
+        self._pending = 0
+        self._idle = threading.Condition()
+        self._thread = threading.Thread(target=self._work, name="tistudio-optimiser", daemon=True)
+        self._thread.start()
+        atexit.register(self.wait_all)
+
+    def submit(self, llvm_ir: str, functions: list[str], opt_level: int) -> OptimisedCode:
+        """Queue the O`opt_level` compile of a module's text; its result arrives later."""
+        code = OptimisedCode()
+        with self._idle:
+            self._pending += 1
+        self._jobs.put((llvm_ir, list(functions), opt_level, code))
+        return code
+
+    def wait_all(self) -> None:
+        """Return once every submitted compile has finished."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._pending == 0)
+
+    def _work(self) -> None:
+        state = OptimiserThreadState(llvm.create_context(), self.jit.object_target_machine(3))
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            text, functions, opt_level, code = job
+            compiled, error = None, None
+            try:
+                compiled = self.jit.compile(text, functions, opt_level, thread_state=state)
+            except Exception as e:  # noqa: BLE001 — reported to whoever waits for this code
+                log.warning("[tistudio] optimised compile failed, quick code stays: %s", e)
+                error = e
+            code._finish(compiled, error)
+            with self._idle:
+                self._pending -= 1
+                self._idle.notify_all()
+
+
+def compile_tiered(
+    jit: JitEngine, optimiser: Optimiser, module: Any, functions: list[str], opt_level: int
+) -> tuple[CompiledModule, OptimisedCode]:
+    """Quick code for `module` now, and its optimised code from the optimiser later."""
+    text = jit.module_text(module)
+    quick = jit.compile_quick(text, functions)
+    return quick, optimiser.submit(text, functions, opt_level)
