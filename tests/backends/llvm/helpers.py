@@ -18,6 +18,21 @@ from tistudio.ir import Param, SNode, finalize_layout, parse_ir, verify
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.types import DataType, PrimitiveType, parse_type
 
+# y[i] = a * x[i] + y[i] over ndarrays x (arg 1) and y (arg 2) of 100000 f32, a = arg 0
+SAXPY = """
+$0 = offloaded range_for(0, 100000) body {
+  <i32> $1 = loop $0 index 0
+  <*f32> $2 = external_ptr arg 1, [$1]
+  <*f32> $3 = external_ptr arg 2, [$1]
+  <f32> $4 = argload[0]
+  <f32> $5 = global load $2
+  <f32> $6 = mul $4 $5
+  <f32> $7 = global load $3
+  <f32> $8 = add $6 $7
+  $9 : global store [$3 <- $8]
+}
+"""
+
 
 def kernel_text(body: str) -> str:
     body = textwrap.dedent(body).strip("\n")

@@ -7,22 +7,8 @@ import re
 
 import numpy as np
 
-from tests.backends.llvm.helpers import compile_text, ndarray, scalar
+from tests.backends.llvm.helpers import SAXPY, compile_text, ndarray, scalar
 from tistudio.ir.config import CompileConfig
-
-SAXPY = """
-$0 = offloaded range_for(0, 100000) body {
-  <i32> $1 = loop $0 index 0
-  <*f32> $2 = external_ptr arg 1, [$1]
-  <*f32> $3 = external_ptr arg 2, [$1]
-  <f32> $4 = argload[0]
-  <f32> $5 = global load $2
-  <f32> $6 = mul $4 $5
-  <f32> $7 = global load $3
-  <f32> $8 = add $6 $7
-  $9 : global store [$3 <- $8]
-}
-"""
 
 
 def _saxpy(backend, **config):

@@ -120,14 +120,9 @@ class JitEngine:
             emitted_at = clock()
         with self._lock:
             addresses = self._load(obj, functions)
-        stages = {
-            "llvm_parse": parsed_at - start,
-            "llvm_optimise": optimised_at - parsed_at,
-            "machine_code": emitted_at - optimised_at,
-            "load": clock() - emitted_at,
-        }
-        ms = {name: seconds * 1e3 for name, seconds in stages.items()}
-        return CompiledModule(text, optimized, addresses, self, obj, ms)
+        times = (start, parsed_at, optimised_at, emitted_at, clock())
+        stages = ("llvm_parse", "llvm_optimise", "machine_code", "load")
+        return CompiledModule(text, optimized, addresses, self, obj, _stage_ms(stages, times))
 
     def compile_quick(
         self, module: ir.Module | str, functions: list[str], suffix: str = QUICK_SUFFIX
@@ -157,14 +152,9 @@ class JitEngine:
             obj = self.quick_machine.emit_object(parsed)
             emitted_at = clock()
             addresses = self._load(obj, [name + suffix for name in functions])
-        stages = {
-            "llvm_parse": parsed_at - start,
-            "llvm_quick_optimise": optimised_at - parsed_at,
-            "quick_machine_code": emitted_at - optimised_at,
-            "load": clock() - emitted_at,
-        }
-        ms = {name: seconds * 1e3 for name, seconds in stages.items()}
-        return CompiledModule(text, optimized, addresses, self, obj, ms)
+        times = (start, parsed_at, optimised_at, emitted_at, clock())
+        stages = ("llvm_parse", "llvm_quick_optimise", "quick_machine_code", "load")
+        return CompiledModule(text, optimized, addresses, self, obj, _stage_ms(stages, times))
 
     def module_text(self, module: ir.Module | str) -> str:
         """The module's text for this target (llvmlite IR modules get the triple and layout)."""
@@ -213,6 +203,11 @@ class JitEngine:
     def emit_assembly(self, llvm_ir: str) -> str:
         with self._lock:
             return self.target_machine.emit_assembly(llvm.parse_assembly(llvm_ir))
+
+
+def _stage_ms(names: tuple[str, ...], times: tuple[float, ...]) -> dict[str, float]:
+    """Milliseconds per stage from the clock readings between stages."""
+    return {name: (end - begin) * 1e3 for name, begin, end in zip(names, times, times[1:])}
 
 
 _LOOP = re.compile(r"\bphi\b|^while[.0-9]*:", re.MULTILINE)
