@@ -194,6 +194,28 @@ def test_local_vector_checks_run_where_the_access_runs(arch) -> None:  # noqa: A
 
 
 @pytest.mark.parametrize("arch", ARCHES)
+def test_run_time_component_of_a_field_element_is_checked_for_reads_and_writes(arch) -> None:  # noqa: ANN001
+    ti.init(arch=arch, debug=True, offline_cache=False)
+    f = ti.Vector.field(3, ti.i32, shape=4)
+
+    @ti.kernel
+    def put(i: ti.i32, k: ti.i32):
+        f[i][k] = 5
+
+    @ti.kernel
+    def get(i: ti.i32, k: ti.i32) -> ti.i32:
+        return f[i][k]
+
+    message = _raises(put, 1, 3)
+    assert message.startswith(f"(kernel=put, line {_line_of(put.fn, 'f[i][k] = 5')}) ")
+    assert "Accessing a vector of size 3 with index 3" in message
+    assert "Accessing a vector of size 3 with index -1" in _raises(get, 1, -1)
+    assert f.to_numpy().sum() == 0  # the failed write wrote nothing
+    put(1, 2)
+    assert get(1, 2) == 5 and f.to_numpy().sum() == 5
+
+
+@pytest.mark.parametrize("arch", ARCHES)
 def test_local_vector_indices_in_release_mode_compute_and_compile_no_checks(arch) -> None:  # noqa: ANN001
     ti.init(arch=arch, debug=False, offline_cache=False)
 

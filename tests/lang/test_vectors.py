@@ -109,3 +109,40 @@ def test_scalarize_shows_tensors_before_and_scalars_after() -> None:
     passes = {r.name: r.ir_text for r in k.compile_report(1.0).passes}
     assert "[Tensor (2) f32]" in passes["type_check"]
     assert "Tensor" not in passes["scalarize"]
+
+
+@pytest.mark.parametrize(
+    "arch", [pytest.param(ti.cpu, id="cpu"), pytest.param(ti.vulkan, id="gpu")]
+)
+def test_writes_to_a_field_or_ndarray_element_at_a_run_time_component_reach_memory(arch) -> None:  # noqa: ANN001
+    """`f[i][k] = v`, `m[i][j, k] = v`, `arr[i][k] += v` with a run-time `k` wrote into a local
+    copy of the vector and the store was lost (found with the debug checks of #10)."""
+    import os
+
+    os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+    ti.init(arch=arch)
+    m = ti.Matrix.field(2, 3, ti.i32, shape=4)
+    f = ti.Vector.field(3, ti.i32, shape=4)
+
+    @ti.kernel
+    def write(i: ti.i32, j: ti.i32, k: ti.i32, arr: ti.types.ndarray(dtype=ti.math.ivec3, ndim=1)):
+        m[i][j, k] = 7
+        m[i][j] += ti.Vector([1, 2, 3])  # row j of the matrix
+        arr[i][k] += 10
+        f[i][k] = arr[i][k]
+
+    @ti.kernel
+    def count(n: ti.i32):
+        for t in range(n):  # several threads on one element: atomic adds
+            f[t % 4][t % 3] += 1
+
+    arr = np.zeros((4, 3), np.int32)
+    write(1, 1, 2, arr)
+    write(2, 0, 0, arr)
+    count(240)
+    want_m = np.zeros((4, 2, 3), np.int32)
+    want_m[1, 1] = [1, 2, 10]
+    want_m[2, 0] = [8, 2, 3]
+    assert np.array_equal(m.to_numpy(), want_m)
+    assert arr.tolist() == [[0, 0, 0], [0, 0, 10], [10, 0, 0], [0, 0, 0]]
+    assert f.to_numpy().tolist() == [[20, 20, 20], [20, 20, 30], [30, 20, 20], [20, 20, 20]]

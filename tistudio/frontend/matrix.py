@@ -14,7 +14,7 @@ from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
 from tistudio.frontend.operators import is_runtime
-from tistudio.frontend.values import ExprVector, VectorVar
+from tistudio.frontend.values import ExprVector, PickedElement, VectorVar
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
 from tistudio.ir.promotion import promote
@@ -84,7 +84,7 @@ class MatrixMixin:
         for key, n in zip(keys, vv.shape):
             if not is_runtime(key):
                 _check_bounds(key, n, loc)
-        check = self.index_check(vv, keys, loc)
+        check = self.index_check(vv.var.name, vv.shape, keys, loc)
         if is_row:
             cols = range(vv.shape[1])
             return ExprVector([self.element_ptr(vv, [keys[0], j], check, loc) for j in cols])
@@ -106,28 +106,65 @@ class MatrixMixin:
         offset = self.index_expr(offset, loc)
         return fe.MatrixPtrExpr(var, offset, check, dtype=elem, loc=loc)
 
-    def index_check(self, vv: VectorVar, keys: list[Any], loc: Any) -> fe.FrontendAssert | None:
+    def index_check(
+        self, name: str, shape: tuple[int, ...], keys: list[Any], loc: Any
+    ) -> fe.FrontendAssert | None:
         """Debug mode: `assert 0 <= key < extent` on each run-time key, in the style of the
         field checks of `insert_debug_checks` (Taichi checks only the flat offset, which lets
         `m[0, 5]` of a 2x3 matrix through as `m[1, 2]`)."""
         if not self.config.debug or not any(is_runtime(k) for k in keys):
             return None
         cond: Any = True
-        for key, n in zip(keys, vv.shape):
+        for key, n in zip(keys, shape):
             if is_runtime(key):
                 low = _b(self, BinaryOpType.cmp_ge, key, 0, loc)
                 high = _b(self, BinaryOpType.cmp_lt, key, n, loc)
                 inside = _b(self, BinaryOpType.bit_and, low, high, loc)
                 cond = inside if cond is True else _b(self, BinaryOpType.bit_and, cond, inside, loc)
-        kind = "vector" if len(vv.shape) == 1 else "matrix"
-        name = f"{kind} '{vv.var.name}'" if vv.var.name else f"a {kind}"
-        if len(vv.shape) == 1:
-            message = f"Accessing {name} of size {vv.shape[0]} with index %d"
+        kind = "vector" if len(shape) == 1 else "matrix"
+        name = f"{kind} '{name}'" if name else f"a {kind}"
+        if len(shape) == 1:
+            message = f"Accessing {name} of size {shape[0]} with index %d"
         else:
             what = "row index %d" if len(keys) == 1 else "indices (%d, %d)"
-            message = f"Accessing {name} of shape {vv.shape} with {what}"
+            message = f"Accessing {name} of shape {shape} with {what}"
         args = [self.ops.const(k, loc) for k in keys]
         return fe.FrontendAssert(self.ops.truth(cond, loc), message, args, loc=loc)
+
+    def picked_element(self, value: ExprVector, index: Any, loc: Any) -> Any:
+        """`x[i][k]` as a place to write, `k` known at run time and `x[i]` a field or ndarray
+        element (see `PickedElement`); `x[i][k]` of a matrix is a row of them."""
+        keys = list(index) if isinstance(index, tuple) else [index]
+        is_row = value.is_matrix and len(keys) == 1
+        if len(keys) != len(value.shape) and not is_row:
+            raise TaichiSyntaxError(f"a {value.shape} matrix takes {len(value.shape)} indices", loc)
+        for key, n in zip(keys, value.shape):
+            if not is_runtime(key):
+                _check_bounds(key, n, loc)
+        check = self.index_check("", value.shape, keys, loc)
+        if check is not None:
+            self.emit(check)
+        if is_row:
+            cols = value.shape[1]
+            offset = self.materialize(self.index_expr(keys[0], loc), loc)
+            return ExprVector([PickedElement(value.elements[j::cols], offset) for j in range(cols)])
+        flat = keys[0]
+        if len(keys) == 2:
+            row_start = _b(self, BinaryOpType.mul, keys[0], value.shape[1], loc)
+            flat = _b(self, BinaryOpType.add, row_start, keys[1], loc)
+        offset = self.materialize(self.index_expr(flat, loc), loc)
+        return PickedElement(list(value.elements), offset)
+
+    def write_picked(self, picked: PickedElement, write: Callable[[Any], None], loc: Any) -> None:
+        """`write(element j)` under `if offset == j`, for every element j of `picked`."""
+        for j, element in enumerate(picked.elements):
+            branch = fe.FrontendIf(_b(self, BinaryOpType.cmp_eq, picked.offset, j, loc), loc=loc)
+            self.blocks.append(branch.true_block)
+            try:
+                write(element)
+            finally:
+                self.blocks.pop()
+            self.emit(branch)
 
     def matrix_element(self, value: ExprVector, index: Any, loc: Any) -> Any:
         """`v[i]` / `m[i, j]` / `m[i]` (a row) with compile-time indices."""

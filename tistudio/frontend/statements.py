@@ -10,7 +10,7 @@ from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError, unsuppo
 from tistudio.frontend.matrix import SWIZZLE
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import MISSING
-from tistudio.frontend.values import ExprVector, StructValue, StructVar, VectorVar
+from tistudio.frontend.values import ExprVector, PickedElement, StructValue, StructVar, VectorVar
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import AtomicOpType
 from tistudio.ir.stmt import Block
@@ -135,6 +135,11 @@ class StatementsMixin:
             if var is not None and set(target.attr) <= SWIZZLE.keys():
                 picks = [self.vector_var_element(var, SWIZZLE[c], loc) for c in target.attr]
                 return picks[0] if len(picks) == 1 else ExprVector(picks)
+        if isinstance(target, ast.Subscript) and self.vector_var_named(target.value) is None:
+            base, index = self.visit_expr(target.value), self.visit_expr(target.slice)
+            if _is_global_vector(base) and _has_runtime_key(index):  # x[i][k] = v
+                return self.picked_element(base, index, self.loc(target))
+            return self.subscript(base, index, self.loc(target))
         return self.visit_expr(target)
 
     def store(self, lhs: Any, value: Any, loc: Any) -> None:
@@ -152,6 +157,9 @@ class StatementsMixin:
                 self.store(t, v, loc)
         elif isinstance(lhs, fe.LVALUE_EXPRS):
             self.emit(fe.FrontendAssign(lhs, self.ops.const(value, loc), loc=loc))
+        elif isinstance(lhs, PickedElement):
+            value = self.materialize(value, loc)
+            self.write_picked(lhs, lambda element: self.store(element, value, loc), loc)
         else:
             raise TaichiSyntaxError("cannot assign to this expression in a kernel", loc)
 
@@ -241,6 +249,14 @@ class StatementsMixin:
         self.aug_assign_one(node.op, target, value, loc)
 
     def aug_assign_one(self, op: ast.operator, target: Any, value: Any, loc: Any) -> None:
+        if isinstance(target, PickedElement):
+            value = self.materialize(value, loc)
+
+            def update(element: Any) -> None:
+                self.aug_assign_one(op, element, value, loc)
+
+            self.write_picked(target, update, loc)
+            return
         if not isinstance(target, fe.LVALUE_EXPRS):
             raise TaichiSyntaxError("cannot update this expression in place", loc)
         if isinstance(target, fe.MatrixPtrExpr):  # a vector element: a private local, no atomic
@@ -327,3 +343,13 @@ class StatementsMixin:
         except Exception:  # noqa: BLE001 - not resolvable here means not ti.static
             return False
         return getattr(func, "__ti_builtin__", None) == "static"
+
+
+def _is_global_vector(value: Any) -> bool:
+    """A vector whose elements are field or ndarray elements (`x[i]` of a vector field)."""
+    lvalues = (fe.FieldIndexExpr, fe.ExternalIndexExpr)
+    return isinstance(value, ExprVector) and all(isinstance(e, lvalues) for e in value.elements)
+
+
+def _has_runtime_key(index: Any) -> bool:
+    return any(is_runtime(k) for k in (index if isinstance(index, tuple) else (index,)))

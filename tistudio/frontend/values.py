@@ -41,6 +41,16 @@ class ExprVector:
 
 
 @dataclass
+class PickedElement:
+    """`x[i][k] = v` with a run-time `k`, where `x[i]` is a field or ndarray element: the place
+    to write is element `offset` of `elements` (lvalues). The write becomes one `if offset == j`
+    branch per element (a read copies the vector into a local and indexes that instead)."""
+
+    elements: list[fe.Expr]
+    offset: fe.Expr
+
+
+@dataclass
 class VectorVar:
     """A local variable holding a whole vector or matrix: one tensor-typed `alloca`."""
 
