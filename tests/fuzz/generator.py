@@ -9,10 +9,12 @@ arrays it does not write, updates the rest only atomically with order-free opera
 reduces outer variables only with `+=` of integers. Values from transcendental functions
 ("inexact", since libm and NumPy may differ in the last bits) never reach a cast to an integer,
 a comparison, rounding or an index, so a last-bit difference cannot grow into a wrong answer.
+Float literals and scalar arguments include NaN and infinities (`ti.math.nan`, `ti.math.inf`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +24,7 @@ FLOAT_TYPES = ("f32", "f64")
 INT_LITERALS = (0, 1, -1, 2, 3, 7, 31, 32, 63, 100, 127, 128, 255, 32767, -32768, 65535)
 INT_LITERALS += (2**31 - 1, -(2**31), 12345, -7)
 FLOAT_LITERALS = (0.0, 1.0, -1.5, 0.1, 3.0, 0.5, -2.25, 1e10, -1e-3, 1e30, 7.75)
+SPECIAL_ARGS = (-0.0, 2.5e-8, 123.456, math.nan, math.inf, -math.inf)  # scalar arguments only
 TRANSCENDENTAL = ("ti.sin", "ti.cos", "ti.tanh", "ti.exp", "ti.log")
 
 
@@ -146,7 +149,8 @@ class ProgramGen:
                 source, u = loaded
                 return source if u == t else f"ti.cast({source}, ti.{t})"
         if t in FLOAT_TYPES:
-            return f"ti.cast({self.choice(FLOAT_LITERALS)!r}, ti.{t})"
+            value = self.choice(FLOAT_LITERALS + (math.inf, -math.inf, math.nan))
+            return f"ti.cast({_float_source(value)}, ti.{t})"
         return f"ti.cast({self.choice(INT_LITERALS)}, ti.{t})"
 
     def binary(self, t: str, depth: int, ctx: _Context, exact: bool) -> str:
@@ -467,12 +471,21 @@ class ProgramGen:
 
     def scalar_value(self, t: str) -> Any:
         if t in FLOAT_TYPES:
-            return self.draw(self.st.sampled_from(FLOAT_LITERALS + (-0.0, 2.5e-8, 123.456)))
+            return self.draw(self.st.sampled_from(FLOAT_LITERALS + SPECIAL_ARGS))
         bits = int(t[1:])
         low, high = (0, 2**bits - 1) if t[0] == "u" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
         return self.draw(
             self.st.one_of(self.st.sampled_from((0, 1, low, high)), self.st.integers(low, high))
         )
+
+
+def _float_source(value: float) -> str:
+    """`value` as kernel source: NaN and infinities by their names in `ti.math`."""
+    if math.isnan(value):
+        return "ti.math.nan"
+    if math.isinf(value):
+        return f"{'-' if value < 0 else ''}ti.math.inf"
+    return repr(value)
 
 
 def _nested(ctx: _Context, serial_loop: bool = False) -> _Context:

@@ -33,6 +33,10 @@ _COUNTER = itertools.count()
 _DIR = Path(tempfile.mkdtemp(prefix="tistudio_fuzz_"))
 
 
+# (relative, absolute) tolerance of floats computed by libm on the CPU and NumPy's functions
+TOLERANCE = {"f32": (1e-6, 1e-6), "f64": (1e-12, 1e-12)}
+
+
 class Mismatch(AssertionError):
     """The three runs of a program disagree."""
 
@@ -59,7 +63,11 @@ def load_program(program: Program) -> Any:
 def random_values(dtype: np.dtype, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     if dtype.kind == "f":
         pool = np.array([0.0, -0.0, 1.0, -1.5, 0.1, 3.0, 1e10, -1e-3, 1e30, 7.75, 100.5, -42.0])
-        return rng.choice(pool, size=shape).astype(dtype)
+        special = np.array([np.nan, np.inf, -np.inf])  # one value in eight
+        values = np.where(
+            rng.random(shape) < 0.125, rng.choice(special, shape), rng.choice(pool, shape)
+        )
+        return values.astype(dtype)
     info = np.iinfo(dtype)
     raw = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
     small = rng.integers(-3, 10, size=shape).astype(dtype)
@@ -127,29 +135,45 @@ def _arrays_of(fields: list[Any], ndarrays: list[Any], arrays: list[np.ndarray])
     return out
 
 
-def compare(expected: Outcome, actual: Outcome, exact: bool, label: str, ret: str = "") -> None:
+def compare(
+    expected: Outcome,
+    actual: Outcome,
+    exact: bool,
+    label: str,
+    ret: str = "",
+    tolerance: dict[str, tuple[float, float]] | None = None,
+) -> None:
+    """Raise `Mismatch` unless the outcomes agree (`same`; `tolerance` as there)."""
     problems = []
     want, got = np.asarray(expected.returned), np.asarray(actual.returned)
     if ret in ("f32", "f64"):  # Python floats: compare at the kernel's precision
         want, got = want.astype(ret.replace("f", "float")), got.astype(ret.replace("f", "float"))
-    if not same(want, got, exact):
+    if not same(want, got, exact, tolerance):
         problems.append(f"return value: {expected.returned!r} != {actual.returned!r}")
     for name, want in expected.arrays.items():
         got = actual.arrays[name]
-        if not same(want, got, exact):
+        if not same(want, got, exact, tolerance):
             problems.append(f"{name}:\n  {want!r}\n  {got!r}")
     if problems:
         raise Mismatch(f"{label}: " + "\n".join(problems))
 
 
-def same(a: np.ndarray, b: np.ndarray, exact: bool) -> bool:
+def same(
+    a: np.ndarray,
+    b: np.ndarray,
+    exact: bool,
+    tolerance: dict[str, tuple[float, float]] | None = None,
+) -> bool:
+    """Integers bit for bit; floats exactly or to `tolerance[dtype name]` = (relative,
+    absolute), by default 1e-6 for f32 and 1e-12 for f64; NaN only matches NaN."""
     if a.dtype.kind != "f" and b.dtype.kind != "f":
         return a.shape == b.shape and bool(np.array_equal(a, b))
-    rtol = 1e-6 if np.float32 in (a.dtype.type, b.dtype.type) else 1e-12
+    name = "f32" if np.float32 in (a.dtype.type, b.dtype.type) else "f64"
+    rtol, atol = (tolerance or TOLERANCE)[name]
     a, b = a.astype(np.float64), b.astype(np.float64)
     if exact:
         return bool(np.array_equal(a, b, equal_nan=True))
-    return bool(np.allclose(a, b, rtol=rtol, atol=rtol, equal_nan=True))
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
 
 
 def early_ir(kern: Any, args: list[Any]) -> Any:

@@ -1,5 +1,5 @@
 """Generated kernels on the GPU (lavapipe) and in debug mode against the CPU, CI budget, and the
-regressions that this comparison found."""
+regressions that this comparison found (float ones in test_gpu_ieee.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,14 @@ os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 @settings(CI, max_examples=12)
 @given(programs(floats=False))
 def test_random_integer_kernels_agree_on_the_gpu(program: Program) -> None:
+    run_variants(program, gpu=True, debug=False)
+
+
+@settings(CI, max_examples=100)
+@given(programs(floats=True))
+def test_random_float_kernels_agree_on_the_gpu(program: Program) -> None:
+    """NaN and infinities included (harness.random_values), to WGSL's accuracy
+    (variants.gpu_tolerance)."""
     run_variants(program, gpu=True, debug=False)
 
 
