@@ -28,6 +28,7 @@ import contextlib
 import re
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
@@ -41,10 +42,46 @@ QUICK_SUFFIX = "__quick"  # the first tier's functions: see `JitEngine.compile_q
 @dataclass
 class OptimiserThreadState:
     """What a thread other than the engine's users needs to compile alone: its own LLVM context
-    (LLVM's global context is not thread-safe) and its own TargetMachine."""
+    (LLVM's global context is not thread-safe) and its own TargetMachine.
+
+    llvmlite serialises every call into LLVM with one global lock, so a 20 ms optimisation on
+    this thread would hold up the quick compile of the next kernel on the user's thread. LLVM
+    itself needs no lock between threads that share no context, module or TargetMachine, so
+    inside `alone()` this thread's calls skip llvmlite's lock (`_LockSkippedAlone`). Whatever
+    it makes in its context is disposed of there too, before it leaves `alone()`."""
 
     context: llvm.context.ContextRef
     machine: llvm.TargetMachine
+
+    @contextlib.contextmanager
+    def alone(self) -> Iterator[None]:
+        _install_lock_skipping()
+        _alone.active = True
+        try:
+            yield
+        finally:
+            _alone.active = False
+
+
+_alone = threading.local()  # `active` on a thread inside `OptimiserThreadState.alone()`
+
+
+class _LockSkippedAlone(llvm.ffi._LLVMLock):
+    """llvmlite's global lock, not taken by a thread inside `OptimiserThreadState.alone()`."""
+
+    def __enter__(self) -> None:
+        if not getattr(_alone, "active", False):
+            super().__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        if not getattr(_alone, "active", False):
+            super().__exit__(*exc)
+
+
+def _install_lock_skipping() -> None:
+    lock = llvm.ffi.lib._lock
+    if type(lock) is llvm.ffi._LLVMLock:
+        lock.__class__ = _LockSkippedAlone
 
 
 @dataclass
@@ -107,7 +144,7 @@ class JitEngine:
         clock = time.perf_counter
         start = clock()
         text = self.module_text(module)
-        with self._lock if thread_state is None else contextlib.nullcontext():
+        with self._lock if thread_state is None else thread_state.alone():
             context = thread_state.context if thread_state else None
             machine = thread_state.machine if thread_state else self.object_machine
             parsed = llvm.parse_assembly(text, context)
@@ -118,6 +155,7 @@ class JitEngine:
             optimized = str(parsed)
             obj = machine.emit_object(parsed)
             emitted_at = clock()
+            parsed.close()  # in the thread (and context) that made it
         with self._lock:
             addresses = self._load(obj, functions)
         times = (start, parsed_at, optimised_at, emitted_at, clock())
@@ -198,7 +236,10 @@ class JitEngine:
         tuning.loop_unrolling = vectorise
         tuning.loop_interleaving = vectorise
         builder = llvm.create_pass_builder(machine, tuning)
-        builder.getModulePassManager().run(module, builder)
+        passes = builder.getModulePassManager()
+        passes.run(module, builder)
+        for made in (passes, builder, tuning):
+            made.close()
 
     def emit_assembly(self, llvm_ir: str) -> str:
         with self._lock:
