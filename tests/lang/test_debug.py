@@ -189,6 +189,7 @@ def test_local_vector_checks_run_where_the_access_runs(arch) -> None:  # noqa: A
     assert guarded(5) == 0 and guarded(1) == 1
     assert "Accessing vector 'v' of size 4 with index 4" in _raises(bump, 2, 3)
     assert bump(1, 3) == 40
+    assert bump.compile_report(1, 3).passes[-1].ir_text.count(" assert ") == 1  # read and write
     assert "Accessing a vector of size 3 with index 200" in _raises(literal, 200)
     assert literal(2) == 3
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Any
 
 from tistudio.frontend.asserts import compile_assert
@@ -262,7 +263,8 @@ class StatementsMixin:
         if isinstance(target, fe.MatrixPtrExpr):  # a vector element: a private local, no atomic
             val = self.ops.cast(self.ops.const(value, loc), target.dtype, loc)
             new = self.binary_value(type(op), target, val, loc)
-            self.emit(fe.FrontendAssign(target, self.ops.const(new, loc), loc=loc))
+            place = dataclasses.replace(target, check=None)  # the read has checked the index
+            self.emit(fe.FrontendAssign(place, self.ops.const(new, loc), loc=loc))
         elif type(op) in ATOMIC_AUGASSIGN:
             val = self.ops.const(value, loc)
             atomic = fe.AtomicOpExpr(
