@@ -146,3 +146,33 @@ def test_writes_to_a_field_or_ndarray_element_at_a_run_time_component_reach_memo
     assert np.array_equal(m.to_numpy(), want_m)
     assert arr.tolist() == [[0, 0, 0], [0, 0, 10], [10, 0, 0], [0, 0, 0]]
     assert f.to_numpy().tolist() == [[20, 20, 20], [20, 20, 30], [30, 20, 20], [20, 20, 20]]
+
+
+@pytest.mark.parametrize(
+    "arch", [pytest.param(ti.cpu, id="cpu"), pytest.param(ti.vulkan, id="gpu")]
+)
+def test_atomics_on_a_vector_element_at_a_run_time_index(arch) -> None:  # noqa: ANN001
+    """`ti.atomic_add(v[k], x)` raised InternalCompilerError for a local vector, and for a field
+    element it did too (it went to a local copy); Taichi 1.7.4 computes both as here."""
+    import os
+
+    os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+    ti.init(arch=arch)
+    f = ti.Vector.field(3, ti.i32, shape=4)
+
+    @ti.kernel
+    def local(k: ti.i32) -> ti.i32:
+        v = ti.Vector([1, 2, 3])
+        old = ti.atomic_add(v[k], 5)
+        return old * 100 + v[k]
+
+    @ti.kernel
+    def field(n: ti.i32) -> ti.i32:
+        total = 0
+        for t in range(n):
+            total += ti.atomic_max(f[t % 4][t % 3], t)
+        return total
+
+    assert [local(k) for k in range(3)] == [106, 207, 308]
+    field(24)
+    assert f.to_numpy().tolist() == [[12, 16, 20], [21, 13, 17], [18, 22, 14], [15, 19, 23]]

@@ -105,6 +105,42 @@ def test_run_time_index_reads_through_select_and_writes_through_ifs() -> None:
     )
 
 
+def test_atomic_at_a_run_time_index_reads_through_select_and_updates_through_ifs() -> None:
+    check_pass(
+        scalarize,
+        before="""
+        <i32> $0 = argload[0]
+        <i32> $1 = const 5
+        <*[Tensor (2) i32]> $2 = alloca
+        <*i32> $3 = shift ptr [$2 + $0]
+        <i32> $4 = atomic add($3, $1)
+        $5 : return $4
+    """,
+        after="""
+        <i32> $0 = argload[0]
+        <i32> $1 = const 5
+        <*i32> $2 = alloca
+        <*i32> $3 = alloca
+        <i32> $4 = local load [$2]
+        <i32> $5 = local load [$3]
+        <i32> $6 = const 1
+        <u1> $7 = cmp_eq $0 $6
+        <i32> $8 = select($7, $5, $4)
+        <i32> $9 = const 0
+        <u1> $10 = cmp_eq $0 $9
+        $11 : if $10 {
+          <i32> $12 = atomic add($2, $1)
+        }
+        <i32> $13 = const 1
+        <u1> $14 = cmp_eq $0 $13
+        $15 : if $14 {
+          <i32> $16 = atomic add($3, $1)
+        }
+        $17 : return $8
+    """,
+    )
+
+
 def test_element_wise_tensor_arithmetic_splits() -> None:
     check_pass(
         scalarize,

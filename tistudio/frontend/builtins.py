@@ -15,7 +15,13 @@ from typing import Any
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.matrix import BoundMatrixMethod
 from tistudio.frontend.operators import is_runtime
-from tistudio.frontend.values import ExprVector, GroupedValue, LoopConfig, NdRangeValue
+from tistudio.frontend.values import (
+    ExprVector,
+    GroupedValue,
+    LoopConfig,
+    NdRangeValue,
+    PickedElement,
+)
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import AtomicOpType, BinaryOpType, UnaryOpType
 from tistudio.ir.types import PrimitiveType
@@ -122,6 +128,8 @@ def _atomic(op: AtomicOpType) -> Builtin:
     def impl(t: Any, loc: Any, dest: Any, val: Any) -> Any:
         if isinstance(dest, ExprVector):
             return t.elementwise(lambda d, v: impl(t, loc, d, v), dest, val, loc=loc)
+        if isinstance(dest, PickedElement):
+            return t.atomic_picked(op, dest, val, loc)
         if not isinstance(dest, fe.LVALUE_EXPRS):
             raise TaichiSyntaxError(
                 f"ti.atomic_{op.value}() needs a field element, an ndarray element or a "

@@ -6,6 +6,7 @@ import ast
 import itertools
 from typing import Any
 
+from tistudio.frontend.builtins import builtin_name
 from tistudio.frontend.errors import (
     TaichiNameError,
     TaichiSyntaxError,
@@ -306,9 +307,16 @@ class ExpressionsMixin:
         func = self.visit_expr(node.func)
         args: list[Any] = []
         for a in node.args:
-            if isinstance(a, ast.Starred):
+            if not args and isinstance(a, ast.Subscript) and _updates_in_place(func):
+                args.append(self.lvalue(a, loc))  # ti.atomic_add(x[i][k], v): x[i][k] in memory
+            elif isinstance(a, ast.Starred):
                 args.extend(self.unpack(self.visit_expr(a.value), loc))
             else:
                 args.append(self.visit_expr(a))
         kwargs = {k.arg: self.visit_expr(k.value) for k in node.keywords if k.arg is not None}
         return self.call(func, args, kwargs, loc, node)
+
+
+def _updates_in_place(func: Any) -> bool:
+    """`ti.atomic_*`, whose first argument is a place to update rather than a value."""
+    return (builtin_name(func) or "").startswith("atomic_")

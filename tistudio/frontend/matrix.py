@@ -16,7 +16,7 @@ from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.values import ExprVector, PickedElement, VectorVar
 from tistudio.ir import frontend as fe
-from tistudio.ir.ops import BinaryOpType, UnaryOpType
+from tistudio.ir.ops import AtomicOpType, BinaryOpType, UnaryOpType
 from tistudio.ir.promotion import promote
 from tistudio.ir.types import PrimitiveType, TensorType
 
@@ -165,6 +165,20 @@ class MatrixMixin:
             finally:
                 self.blocks.pop()
             self.emit(branch)
+
+    def atomic_picked(self, op: AtomicOpType, picked: PickedElement, val: Any, loc: Any) -> Any:
+        """`ti.atomic_add(x[i][k], v)` with a run-time `k`: the atomic in the branch of
+        `write_picked` that runs, its old value kept in a local."""
+        dtype = picked.elements[0].dtype
+        val = self.materialize(self.ops.const(val, loc), loc)
+        old = self.new_var(dtype, "", None, loc)
+
+        def update(element: fe.Expr) -> None:
+            atomic = fe.AtomicOpExpr(op, element, val, dtype=dtype, loc=loc)
+            self.emit(fe.FrontendAssign(fe.IdExpr(old, dtype=dtype, loc=loc), atomic, loc=loc))
+
+        self.write_picked(picked, update, loc)
+        return fe.IdExpr(old, dtype=dtype, loc=loc)
 
     def matrix_element(self, value: ExprVector, index: Any, loc: Any) -> Any:
         """`v[i]` / `m[i, j]` / `m[i]` (a row) with compile-time indices."""

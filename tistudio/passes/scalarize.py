@@ -4,7 +4,8 @@ A `[Tensor (3) f32]` value is three `f32` values travelling together. This pass 
 tensor into its elements: a tensor variable (`alloca`) becomes one variable per element, a
 `[$1, $2, $3]` value is just its three elements, `get element $v[1]` is the second of them, and an
 element chosen at run time (`shift ptr`) becomes a `select` chain for reads and a chain of `if`s
-for writes. Afterwards the kernel holds scalars only, which is all the back ends understand.
+for writes (an atomic there: the `select` chain for its old value, and one `if` per element).
+Afterwards the kernel holds scalars only, which is all the back ends understand.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from tistudio.ir.ops import BinaryOpType, TernaryOpType
 from tistudio.ir.statements import (
     Alloca,
+    AtomicOp,
     BinaryOp,
     Const,
     GetElement,
@@ -25,7 +27,6 @@ from tistudio.ir.statements import (
 )
 from tistudio.ir.stmt import Kernel, Stmt, walk
 from tistudio.ir.types import PointerType, TensorType, u1
-from tistudio.ir.verifier import InternalCompilerError
 from tistudio.passes.context import PassContext
 
 
@@ -135,9 +136,16 @@ class _Scalarizer:
             stmt.insert_before(*ops)
             self.done(stmt, ops)
 
-    def visit_AtomicOp(self, stmt: Stmt) -> None:
-        if isinstance(stmt.dest, MatrixPtr):  # type: ignore[attr-defined]
-            raise InternalCompilerError("atomic on a vector element picked at run time")
+    def visit_AtomicOp(self, stmt: AtomicOp) -> None:
+        if isinstance(stmt.dest, MatrixPtr):  # `ti.atomic_add(v[k], x)`: old value, then updates
+            ptr = stmt.dest
+            self.replace[stmt] = self.select_chain(stmt, ptr)
+            for k, alloca in enumerate(self.elements[ptr.origin]):
+                branch = If(self.offset_is(stmt, ptr.offset, k), loc=stmt.loc)
+                update = AtomicOp(stmt.op, alloca, stmt.val, ret_type=stmt.ret_type, loc=stmt.loc)
+                branch.true_block.append(update)  # a local: demote_atomics makes it load+op+store
+                stmt.insert_before(branch)
+            self.dead.append(stmt)
 
     def offset_is(self, user: Stmt, offset: Stmt, k: int) -> Stmt:
         const = Const(k, ret_type=offset.ret_type, loc=user.loc)
@@ -145,7 +153,7 @@ class _Scalarizer:
         user.insert_before(const, test)
         return test
 
-    def select_chain(self, load: LocalLoad, ptr: MatrixPtr) -> Stmt:
+    def select_chain(self, load: LocalLoad | AtomicOp, ptr: MatrixPtr) -> Stmt:
         """`v[i]` for a run-time `i`: select(i == n-1, v[n-1], ... select(i == 1, v[1], v[0]))."""
         scalars = self.elements[ptr.origin]
         loads = [LocalLoad(a, ret_type=load.ret_type, loc=load.loc) for a in scalars]
