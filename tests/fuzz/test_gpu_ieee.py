@@ -125,3 +125,26 @@ def test_fast_math_kernels_get_no_nan_tests() -> None:
     assert "nan_f32" not in fast
     assert "nan_f32(args.a0) || nan_f32(args.a1)" in ieee
     assert "< 1.0f && !nan_f32(args.a0)" in ieee  # a literal is never NaN: one test
+
+
+def test_f64_sin_and_cos_of_huge_arguments_on_the_gpu() -> None:
+    """Found while probing the values that float fuzzing feeds kernels: the GPU's f64 `sin`
+    (written in WGSL) reduced its argument by pi/2 in three 33-bit parts, exact only below
+    about 2^20, so `ti.sin(1e30)` was 2e263; above 2^20 the reduction is now Payne and
+    Hanek's, with 2/pi to 1184 bits."""
+    rng = np.random.default_rng(7)
+    xs = 10.0 ** rng.uniform(0, 308, 500) * rng.choice([-1.0, 1.0], 500)
+    worst = 6381956970095103 * 2.0**797  # the double closest to a multiple of pi/2
+    xs = np.concatenate([xs, [2.0**20, -(2.0**20), 1e22, worst, -worst, np.finfo(float).max]])
+    ti.init(arch=ti.vulkan, offline_cache=False, fast_math=False)
+    out = np.zeros((len(xs), 2))
+
+    @ti.kernel
+    def sin_cos(a: ti.types.ndarray(dtype=ti.f64, ndim=1), o: ti.types.ndarray(ndim=2)):
+        for k in range(a.shape[0]):
+            o[k, 0] = ti.sin(a[k])
+            o[k, 1] = ti.cos(a[k])
+
+    sin_cos(xs, out)
+    assert np.allclose(out[:, 0], np.sin(xs), rtol=1e-14, atol=1e-300)
+    assert np.allclose(out[:, 1], np.cos(xs), rtol=1e-14, atol=1e-300)

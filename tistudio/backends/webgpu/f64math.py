@@ -52,10 +52,16 @@ F64_MATH = {
     return k * 6.93147180369123816490e-01lf + (2.0lf * s * p + k * 1.90821492927058770002e-10lf);
 }""",
     "ti_sincos_f64": """fn ti_sincos_f64(x: f64) -> vec2<f64> {
-    // (sin x, cos x): x = k pi/2 + r with pi/2 in three 33-bit parts, |r| <= pi/4
-    let k = round(x * 0.63661977236758134lf);
-    let r = ((x - k * 1.57079632673412561417e+00lf) - k * 6.07710050630396597660e-11lf)
+    // (sin x, cos x): x = k pi/2 + r, |r| <= pi/4, with pi/2 in three 33-bit parts (exact
+    // products k * part below 2^20), and by Payne and Hanek above
+    var k = round(x * 0.63661977236758134lf);
+    var r = ((x - k * 1.57079632673412561417e+00lf) - k * 6.07710050630396597660e-11lf)
         - k * 2.02226624871116645580e-21lf;
+    if (abs(x) >= 1048576.0lf && !inf_f64(x) && !nan_f64(x)) {
+        let kr = ti_rem_pio2_f64(abs(x));
+        k = select(kr.x, -kr.x, x < 0.0lf);
+        r = select(kr.y, -kr.y, x < 0.0lf);
+    }
     let r2 = r * r;
     var sp = 1.0lf;
     var cp = 1.0lf;
@@ -69,6 +75,51 @@ F64_MATH = {
     if (quadrant == 1) { return vec2<f64>(cp, -sn); }
     if (quadrant == 2) { return vec2<f64>(-sn, -cp); }
     return vec2<f64>(-cp, sn);
+}""",
+    "ti_rem_pio2_f64": """fn ti_rem_pio2_f64(a: f64) -> vec2<f64> {
+    // a = k pi/2 + r for a finite a >= 2^20 (Payne and Hanek): (k mod 4 or 4, r), |r| <= pi/4.
+    // a = m 2^e with a 53-bit integer m, so a 2/pi = sum_j m w[j] 2^(e - 32 (j + 1)), w the
+    // 32-bit words of 2/pi; the words before j0 add multiples of 4 and drop out, and seven
+    // words from j0 on leave over 130 exact bits below the binary point
+    var w = array<u32, 37>(TWO_OVER_PI);
+    let bits = bitcast<u64>(a);
+    let m = (bits & 0x000ffffffffffffflu) | 0x0010000000000000lu;
+    let e = i32((bits >> 52u) & 0x7fflu) - 1075;
+    let j0 = max(0, (e - 2) / 32);
+    var p = array<u32, 11>();  // m * (w[j0] .. w[j0 + 6]), least significant limb first
+    for (var h = 0; h < 2; h = h + 1) {
+        let half = select(m & 0xfffffffflu, m >> 32u, h == 1);
+        var carry = 0lu;
+        for (var t = 0; t < 7; t = t + 1) {
+            let s = u64(w[j0 + 6 - t]) * half + u64(p[t + h]) + carry;
+            p[t + h] = u32(s & 0xfffffffflu);
+            carry = s >> 32u;
+        }
+        p[7 + h] = u32(carry);
+    }
+    let point = 32 * (j0 + 7) - e;  // the binary point of p: k's two bits above, r below
+    var hi = ti_bits_at(p, point - 64);
+    var lo = ti_bits_at(p, point - 128);
+    var k = f64(ti_bits_at(p, point) & 3lu);
+    var sign = 1.0lf;
+    if ((hi >> 63u) == 1lu) {  // a fraction f >= 1/2: r = (f - 1) pi/2, and k + 1
+        hi = ~hi;
+        lo = ~lo + 1lu;
+        if (lo == 0lu) { hi = hi + 1lu; }
+        k = k + 1.0lf;
+        sign = -1.0lf;
+    }
+    let f = f64(hi) * 5.421010862427522e-20lf + f64(lo) * 2.938735877055719e-39lf;
+    return vec2<f64>(k, sign * (f * 1.5707963267948966lf + f * 6.123233995736766e-17lf));
+}""",
+    "ti_bits_at": """fn ti_bits_at(limbs: array<u32, 11>, lo: i32) -> u64 {
+    // bits lo .. lo + 63 of the number whose 32-bit limbs are `limbs`, least significant first
+    var q = limbs;
+    let i = lo / 32;
+    let s = u32(lo % 32);
+    var v = u64(q[i]) | (u64(q[i + 1]) << 32u);
+    if (s != 0u) { v = (v >> s) | (u64(q[i + 2]) << (64u - s)); }
+    return v;
 }""",
     "ti_sin_f64": """fn ti_sin_f64(x: f64) -> f64 { return ti_sincos_f64(x).x; }""",
     "ti_cos_f64": """fn ti_cos_f64(x: f64) -> f64 { return ti_sincos_f64(x).y; }""",
@@ -138,6 +189,18 @@ F64_MATH = {
     return select(r, -r, x < 0.0lf && abs(y % 2.0lf) == 1.0lf);
 }""",
 }
+
+
+# the first 37 32-bit words of the fraction of 2/pi (1184 bits: enough for every finite f64)
+_TWO_OVER_PI = (
+    "0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu, "
+    "0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu, "
+    "0xe88235f5u, 0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu, "
+    "0xbdf9283bu, 0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u, "
+    "0x4f463f66u, 0x9e5fea2du, 0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u, "
+    "0x1f8d5d08u, 0x56033046u"
+)
+F64_MATH["ti_rem_pio2_f64"] = F64_MATH["ti_rem_pio2_f64"].replace("TWO_OVER_PI", _TWO_OVER_PI)
 
 
 def _as_f32(text: str) -> str:
