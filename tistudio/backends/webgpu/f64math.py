@@ -2,10 +2,12 @@
 
 Naga lowers WGSL's `sin`, `exp`, `log`, `atan2`, `pow`, ... to GLSL.std.450 instructions, which
 exist for 16- and 32-bit floats only; for `f64` the shader gets these functions instead. Each
-reduces its argument to a small range with exact or split constants (Cody and Waite) and sums a
-Taylor series in Horner form, which keeps the error within a few ulps: enough for results that
-agree with the CPU's libm to 1e-13. Only `sqrt`, `floor`, `ceil`, `abs`, `sign` and `ldexp` come
-from the hardware, because they are exact for `f64` there too.
+reduces its argument to a small range with exact or split constants (Cody and Waite; `sin` and
+`cos` from 2^20 on by Payne and Hanek, with 2/pi to 1184 bits) and sums a Taylor series in
+Horner form, which keeps the error within a few ulps: enough for results that agree with the
+CPU's libm to 1e-13. NaN is tested on the bits (`nan_f64`, ieee.py): drivers may fold `x != x`.
+Only `sqrt`, `floor`, `ceil`, `abs`, `sign` and `ldexp` come from the hardware, because they are
+exact for `f64` there too.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ true), others fold `x != x` to false, and GLSL's `pow` and `sign` are undefined 
 or infinities. Without `fast_math` the CPU back end follows IEEE 754 and C's libm, so for those
 kernels the emitter asks this module first: float comparisons test their operands for NaN on
 the bits (`nan_f32(x)`, which no driver can fold), a cast to `u1` counts NaN as true, `sign`
-of NaN is 0, and `pow` handles C's special cases before it calls the ordinary one. A literal
-operand is never NaN and gets no test. With `fast_math` (the default) none of this is emitted.
+of NaN is 0, `pow` handles C's special cases before it calls the ordinary one, and f32 `sin`,
+`cos` and `tan` of large arguments go through f64 where the adapter has it. A literal operand
+is never NaN and gets no test. With `fast_math` (the default) none of this is emitted.
 """
 
 from __future__ import annotations
@@ -53,10 +54,13 @@ def is_nan(dtype: PrimitiveType, x: str) -> str:
     return f"nan_{wgsl.WGSL_TYPE[dtype.name]}({x})"
 
 
-def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
-    """`op x` with IEEE semantics, or None where `wgsl.unary` already has them."""
+def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str, f64: bool = False) -> str | None:
+    """`op x` with IEEE semantics, or None where `wgsl.unary` already has them; `f64`: the
+    adapter has `shader-f64`."""
     if not src.is_float:
         return None
+    if op in (U.sin, U.cos, U.tan) and src.name == "f32" and f64:
+        return f"ti_{op.value}_ieee_f32({x})"
     if op is U.cast_value and dst.kind == "bool":  # NaN is true, as in C
         return f"({x} != {wgsl.zero(src)} || {is_nan(src, x)})"
     if op is U.logic_not:  # `not NaN` is false: NaN is not zero
@@ -119,10 +123,18 @@ _CLASSIFY_F32 = {
 }""",
 }
 
+# WGSL promises sin, cos and tan only on [-pi, pi]; lavapipe's are off by up to 2 from 2^20
+# on, where libm is exact: there the f64 functions (with their exact reduction) serve
+_TRIG_F32 = """fn ti_FN_ieee_f32(x: f32) -> f32 {
+    if (abs(x) < 1048576.0f) { return FN(x); }
+    return f32(ti_FN_f64(f64(x)));
+}"""
+
 # helper functions by name; the emitter adds those an expression calls
 IEEE_HELPERS = {
     **_CLASSIFY_F32,
     **_CLASSIFY_F64,
     "ti_pow_ieee_f64": _POW_F64,
     "ti_pow_ieee_f32": _to_f32(_POW_F64),
+    **{f"ti_{fn}_ieee_f32": _TRIG_F32.replace("FN", fn) for fn in ("sin", "cos", "tan")},
 }
