@@ -80,7 +80,10 @@ class Stmt:
         return changed
 
     def blocks(self) -> list[Block]:
-        return [getattr(self, name) for name, _ in self.block_fields]
+        fields = self.block_fields
+        if not fields:  # most statements: every pass's walk asks, so answer fast
+            return []
+        return [getattr(self, name) for name, _ in fields]
 
     # --- editing -------------------------------------------------------------------------
 
@@ -232,15 +235,17 @@ def walk(block: Block) -> Iterator[Stmt]:
     """Pre-order walk over a snapshot of `block` (safe to edit what has been yielded)."""
     for stmt in list(block.stmts):
         yield stmt
-        for inner in stmt.blocks():
-            yield from walk(inner)
+        if stmt.block_fields:
+            for inner in stmt.blocks():
+                yield from walk(inner)
 
 
 def walk_backward(block: Block) -> Iterator[Stmt]:
     """Reverse post-order: inner statements before the control statement owning them."""
     for stmt in reversed(list(block.stmts)):
-        for inner in reversed(stmt.blocks()):
-            yield from walk_backward(inner)
+        if stmt.block_fields:
+            for inner in reversed(stmt.blocks()):
+                yield from walk_backward(inner)
         yield stmt
 
 
