@@ -6,7 +6,8 @@ true), others fold `x != x` to false, and GLSL's `pow` and `sign` are undefined 
 or infinities. Without `fast_math` the CPU back end follows IEEE 754 and C's libm, so for those
 kernels the emitter asks this module first: float comparisons test their operands for NaN on
 the bits (`nan_f32(x)`, which no driver can fold), a cast to `u1` counts NaN as true, `sign`
-of NaN is 0, `pow` handles C's special cases before it calls the ordinary one, and f32 `sin`,
+of NaN is 0, `pow` handles C's special cases before it calls the ordinary one, `ti.raw_mod` of
+floats is C's exact `fmod` (WGSL's `%` rounds the quotient: 1.0 % 0.1 gave 0), and f32 `sin`,
 `cos` and `tan` of large arguments go through f64 where the adapter has it. A literal operand
 is never NaN and gets no test. With `fast_math` (the default) none of this is emitted.
 """
@@ -31,10 +32,11 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
         return None
     if op.is_comparison:
         return _compare(op, dtype, a, b)
-    if op is B.pow:
+    if op in (B.pow, B.mod):
+        name = "pow" if op is B.pow else "fmod"
         if dtype.name == "f16":  # through f32, as wgsl.py computes f16 pow
-            return f"f16(ti_pow_ieee_f32(f32({a}), f32({b})))"
-        return f"ti_pow_ieee_{wgsl.WGSL_TYPE[dtype.name]}({a}, {b})"
+            return f"f16(ti_{name}_ieee_f32(f32({a}), f32({b})))"
+        return f"ti_{name}_ieee_{wgsl.WGSL_TYPE[dtype.name]}({a}, {b})"
     return None
 
 
@@ -74,6 +76,7 @@ def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str, f64: bool = Fal
 def _to_f32(text: str) -> str:
     """The f64 text of a helper as f32 (its constants are exact in both)."""
     text = text.replace("0x7ff0000000000000lu", "0x7f800000u")
+    text = text.replace("0x7ff8000000000000lu", "0x7fc00000u")
     return text.replace("f64", "f32").replace("lf", "f")
 
 
@@ -93,6 +96,26 @@ _POW_F64 = """fn ti_pow_ieee_f64(x: f64, y: f64) -> f64 {
         return select(m, -m, odd && signbit_f64(x));
     }
     return ti_pow_f64(x, y);
+}"""
+
+_FMOD_F64 = """fn ti_fmod_ieee_f64(x: f64, y: f64) -> f64 {
+    // C's fmod, exact (WGSL's % is x - y trunc(x / y), with a rounded quotient): subtract
+    // |y| 2^k for k from the largest with |y| 2^k <= |x| down to 0; t <= r < 2t each time, so
+    // every r - t is exact (Sterbenz), and doubling and halving t are too
+    let ay = abs(y);
+    if (nan_f64(x) || nan_f64(y) || inf_f64(x) || ay == 0.0lf) {
+        return bitcast<f64>(0x7ff8000000000000lu);
+    }
+    var r = abs(x);
+    if (!(r >= ay)) { return x; }  // also for an infinite y
+    var t = ay;
+    while (t * 2.0lf <= r) { t = t * 2.0lf; }
+    loop {
+        if (r >= t) { r = r - t; }
+        if (t == ay) { break; }
+        t = t * 0.5lf;
+    }
+    return select(r, -r, signbit_f64(x));
 }"""
 
 _CLASSIFY_F64 = {
@@ -136,5 +159,7 @@ IEEE_HELPERS = {
     **_CLASSIFY_F64,
     "ti_pow_ieee_f64": _POW_F64,
     "ti_pow_ieee_f32": _to_f32(_POW_F64),
+    "ti_fmod_ieee_f64": _FMOD_F64,
+    "ti_fmod_ieee_f32": _to_f32(_FMOD_F64),
     **{f"ti_{fn}_ieee_f32": _TRIG_F32.replace("FN", fn) for fn in ("sin", "cos", "tan")},
 }
