@@ -205,3 +205,28 @@ def case_vector_fields_as_templates(ti):
     total(a, 0)
     total(b, 1)
     return {"a": a.to_numpy(), "b": b.to_numpy(), "sums": sums.to_numpy()}
+
+
+def case_run_time_component_writes_and_atomics(ti):
+    """`f[i][k] += v`, `f[i][k] = v`, `ti.atomic_max(f[i][k], v)` and `ti.atomic_add(v[k], x)`
+    on a local vector, with `k` known at run time (the writes were lost and the atomics refused
+    before #10)."""
+    ti.init(arch=ti.cpu)
+    f = ti.Vector.field(3, ti.i32, shape=4)
+    g = ti.Vector.field(3, ti.i32, shape=4)
+    out = ti.field(ti.i32, shape=3)
+
+    @ti.kernel
+    def run(n: ti.i32):
+        for t in range(n):
+            f[t % 4][t % 3] += 1
+            ti.atomic_max(g[t % 4][t % 3], t)
+        for k in range(3):
+            v = ti.Vector([1, 2, 3])
+            old = ti.atomic_add(v[k], 5)
+            v[2 - k] = 7
+            out[k] = old * 100 + v[k] * 10 + v[2 - k]
+        f[1][n % 3] = 99
+
+    run(24)
+    return {"f": f.to_numpy(), "g": g.to_numpy(), "out": out.to_numpy()}
