@@ -67,7 +67,7 @@ def _check_room(push: AdStackPush, size: int) -> bool:
     parent = push.parent
     position = parent.index(push) if parent is not None else 0
     before = parent[position - 1] if parent is not None and position > 0 else None
-    if isinstance(before, Assert) and before.message.startswith(_OVERFLOW[:24]):
+    if isinstance(before, Assert) and before.message == _OVERFLOW.format(size=size):
         return False
     count = AdStackCount(push.stack, ret_type=i32)
     room = BinaryOp(BinaryOpType.cmp_lt, count, const_of(size, i32), ret_type=u1)
