@@ -25,7 +25,7 @@ def test_ruff_is_clean() -> None:
 def test_module_sizes() -> None:
     too_big = []
     for path in sorted((ROOT / "tistudio").rglob("*.py")):
-        lines = len(path.read_text().splitlines())
+        lines = len(path.read_text(encoding="utf-8").splitlines())
         is_pass = path.parent.name == "passes" and path.stem not in ("pipeline", "util", "context")
         limit = PASS_LIMIT if is_pass else MODULE_LIMIT
         if lines > limit:
