@@ -4,7 +4,8 @@ A `[Tensor (3) f32]` value is three `f32` values travelling together. This pass 
 tensor into its elements: a tensor variable (`alloca`) becomes one variable per element, a
 `[$1, $2, $3]` value is just its three elements, `get element $v[1]` is the second of them, and an
 element chosen at run time (`shift ptr`) becomes a `select` chain for reads and a chain of `if`s
-for writes (an atomic there: the `select` chain for its old value, and one `if` per element).
+for writes (an atomic there: the `select` chain for its old value, and one `if` per element), so
+an index outside the vector reads element 0 and writes nothing (debug mode checks it first).
 Afterwards the kernel holds scalars only, which is all the back ends understand.
 """
 
