@@ -104,3 +104,53 @@ def test_the_process_exits_cleanly_while_the_optimiser_is_busy(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "done True"
     assert "Traceback" not in done.stderr and "optimised compile failed" not in done.stderr
+
+
+FORK_SCRIPT = """
+import multiprocessing
+import numpy as np
+import tistudio as ti
+
+ti.init(arch=ti.cpu, offline_cache=False)
+x = ti.field(ti.f32, shape=4096)
+
+
+@ti.kernel
+def fill(a: ti.f32):
+    for i in x:
+        x[i] = a * i
+
+
+def child(queue):
+    fill(3.0)  # compiled in the parent; its optimised code may have been under way at the fork
+
+    @ti.kernel
+    def twice():
+        for i in x:
+            x[i] = 2 * x[i]
+
+    twice()
+    executable = twice.instances()[0].result.executable
+    executable.optimised.wait()  # the child's own optimiser thread makes it
+    queue.put(float(x.to_numpy()[10]))
+
+
+fill(1.0)
+queue = multiprocessing.get_context("fork").Queue()
+process = multiprocessing.get_context("fork").Process(target=child, args=(queue,))
+process.start()
+print(queue.get(timeout=60))
+process.join(60)
+print(process.exitcode)
+"""
+
+
+def test_a_forked_child_gets_optimised_code_too(tmp_path: Path) -> None:
+    script = tmp_path / "fork.py"
+    script.write_text(FORK_SCRIPT)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TISTUDIO_TIERED": "1"}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["60.0", "0"]

@@ -22,9 +22,9 @@ the same kernels on both tiers this way).
 from __future__ import annotations
 
 import atexit
+import collections
 import logging
 import os
-import queue
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -95,37 +95,49 @@ def _call_safely(callback: Callable[[CompiledModule], None], compiled: CompiledM
         log.exception("[tistudio] after an optimised compile")
 
 
+Job = tuple[str, list[str], int, OptimisedCode]  # module text, functions, opt level, result
+
+
 class Optimiser:
-    """One background thread compiling kernels at full optimisation, in submission order."""
+    """One background thread compiling kernels at full optimisation, in submission order.
+
+    A fork (multiprocessing, a notebook's `!` commands do not) copies the queue but not the
+    thread: the child starts its own thread and compiles again what was queued or under way."""
 
     def __init__(self, jit: JitEngine) -> None:
         self.jit = jit
-        self._jobs: queue.Queue[tuple[str, list[str], int, OptimisedCode] | None] = queue.Queue()
-        self._pending = 0
-        self._idle = threading.Condition()
-        self._thread = threading.Thread(target=self._work, name="tistudio-optimiser", daemon=True)
-        self._thread.start()
+        self._queue: collections.deque[Job] = collections.deque()
+        self._current: Job | None = None
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._start()
         atexit.register(self.wait_all)
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._after_fork_in_child)
 
     def submit(self, llvm_ir: str, functions: list[str], opt_level: int) -> OptimisedCode:
         """Queue the O`opt_level` compile of a module's text; its result arrives later."""
         code = OptimisedCode()
-        with self._idle:
-            self._pending += 1
-        self._jobs.put((llvm_ir, list(functions), opt_level, code))
+        with self._changed:
+            self._queue.append((llvm_ir, list(functions), opt_level, code))
+            self._changed.notify_all()
         return code
 
     def wait_all(self) -> None:
         """Return once every submitted compile has finished."""
-        with self._idle:
-            self._idle.wait_for(lambda: self._pending == 0)
+        with self._changed:
+            self._changed.wait_for(lambda: not self._queue and self._current is None)
+
+    def _start(self) -> None:
+        self._thread = threading.Thread(target=self._work, name="tistudio-optimiser", daemon=True)
+        self._thread.start()
 
     def _work(self) -> None:
         state = OptimiserThreadState(llvm.create_context(), self.jit.object_target_machine(3))
         while True:
-            job = self._jobs.get()
-            if job is None:
-                return
+            with self._changed:
+                self._changed.wait_for(lambda: bool(self._queue))
+                job = self._current = self._queue.popleft()
             text, functions, opt_level, code = job
             compiled, error = None, None
             try:
@@ -134,9 +146,18 @@ class Optimiser:
                 log.warning("[tistudio] optimised compile failed, quick code stays: %s", e)
                 error = e
             code._finish(compiled, error)
-            with self._idle:
-                self._pending -= 1
-                self._idle.notify_all()
+            with self._changed:
+                self._current = None
+                self._changed.notify_all()
+
+    def _after_fork_in_child(self) -> None:
+        self._changed = threading.Condition()
+        if self._current is not None:
+            self._queue.appendleft(self._current)
+            self._current = None
+        for *_, code in self._queue:
+            code._lock = threading.Lock()  # the parent's thread may have held it
+        self._start()
 
 
 def compile_tiered(
