@@ -235,6 +235,14 @@ def test_local_vector_indices_in_release_mode_compute_and_compile_no_checks(arch
     assert {key: shuffle(*key) for key in expected} == expected
     assert " assert " not in shuffle.compile_report(0, 0).passes[-1].ir_text
 
+    @ti.kernel
+    def outside(i: ti.i32) -> ti.i32:
+        v = ti.Vector([10, 20, 30])
+        v[i] = 99  # writes nothing
+        return v[i] + v.sum()  # reads element 0: never memory past the vector
+
+    assert outside(3) == 10 + 60 and outside(-7) == 10 + 60 and outside(1) == 99 + 139
+
 
 def test_debug_off_compiles_no_checks_and_ignores_asserts() -> None:
     ti.init(debug=False, offline_cache=False, print_ir=False)
