@@ -156,12 +156,12 @@ class ProgramGen:
     def binary(self, t: str, depth: int, ctx: _Context, exact: bool) -> str:
         ops = ["+", "-", "*", "//", "%", "min", "max"]
         if t in FLOAT_TYPES:
-            ops += ["/", "/"] + ([] if exact else ["**"])
+            ops += ["/", "/", "raw_mod"] + ([] if exact else ["**"])
         else:
             ops += ["&", "|", "^", "<<", ">>", "**", "/"]
         op = self.choice(ops)
         a, b = self.expr(t, depth, ctx, exact), self.expr(t, depth, ctx, exact)
-        if op in ("min", "max"):
+        if op in ("min", "max", "raw_mod"):  # raw_mod: C's fmod
             return f"ti.{op}({a}, {b})"
         if op == "/" and t not in FLOAT_TYPES:  # int / int is a float: cast it back
             return f"ti.cast({a} / {b}, ti.{t})"
