@@ -177,3 +177,28 @@ def test_raw_mod_of_floats_is_exact_fmod_on_the_gpu() -> None:
         assert np.array_equal(out, libm, equal_nan=True)
         numbers = ~np.isnan(libm)  # a NaN's sign means nothing
         assert np.array_equal(np.signbit(out[numbers]), np.signbit(libm[numbers]))
+
+
+def test_f64_round_and_casts_to_u32_of_large_values_on_the_gpu() -> None:
+    """Found through test_out_of_range_float_to_int_casts_saturate_alike_on_cpu_and_gpu,
+    which failed on lavapipe: its f64 `trunc` returns its argument unchanged from 2^31 on,
+    so `ti.round(-2147483648.5)` was -2147483648.5 (CPU: -2147483649) and
+    `ti.cast(-2147483648.5, ti.u32)` 2147483647 (CPU, through i64: 2147483648); f64 code
+    now truncates by floor or ceil."""
+    xs = np.array([-2147483648.5, -2147483649.5, 2147483648.5, -3e9 - 0.5, 5e9 + 0.5, -1e15 - 0.5])
+    ti.init(arch=ti.vulkan, offline_cache=False)
+    rounded, wrapped = np.zeros_like(xs), np.zeros(len(xs), np.int64)
+
+    @ti.kernel
+    def round_and_cast(
+        a: ti.types.ndarray(dtype=ti.f64, ndim=1),
+        r: ti.types.ndarray(dtype=ti.f64, ndim=1),
+        u: ti.types.ndarray(dtype=ti.i64, ndim=1),
+    ):
+        for k in range(a.shape[0]):
+            r[k] = ti.round(a[k])
+            u[k] = ti.cast(ti.cast(a[k], ti.u32), ti.i64)
+
+    round_and_cast(xs, rounded, wrapped)
+    assert rounded.tolist() == (np.sign(xs) * np.floor(np.abs(xs) + 0.5)).tolist()
+    assert wrapped.tolist() == (np.trunc(xs).astype(np.int64) % 2**32).tolist()

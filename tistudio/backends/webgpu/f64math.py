@@ -123,6 +123,10 @@ F64_MATH = {
     if (s != 0u) { v = (v >> s) | (u64(q[i + 2]) << (64u - s)); }
     return v;
 }""",
+    "ti_trunc_f64": """fn ti_trunc_f64(x: f64) -> f64 {
+    // lavapipe's f64 trunc returns x itself from 2^31 on (so round(-2147483648.5) was that)
+    return select(floor(x), ceil(x), x < 0.0lf);
+}""",
     "ti_sin_f64": """fn ti_sin_f64(x: f64) -> f64 { return ti_sincos_f64(x).x; }""",
     "ti_cos_f64": """fn ti_cos_f64(x: f64) -> f64 { return ti_sincos_f64(x).y; }""",
     "ti_tan_f64": """fn ti_tan_f64(x: f64) -> f64 {
@@ -185,7 +189,7 @@ F64_MATH = {
 }""",
     "ti_pow_f64": """fn ti_pow_f64(x: f64, y: f64) -> f64 {
     if (y == 0.0lf) { return 1.0lf; }
-    if (x < 0.0lf && y != trunc(y)) { return bitcast<f64>(0x7ff8000000000000lu); }
+    if (x < 0.0lf && y != ti_trunc_f64(y)) { return bitcast<f64>(0x7ff8000000000000lu); }
     if (x == 0.0lf) { return select(0.0lf, bitcast<f64>(0x7ff0000000000000lu), y < 0.0lf); }
     let r = ti_exp_f64(y * ti_log_f64(abs(x)));
     return select(r, -r, x < 0.0lf && abs(y % 2.0lf) == 1.0lf);

@@ -76,7 +76,7 @@ def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str, f64: bool = Fal
 def _to_f32(text: str) -> str:
     """The f64 text of a helper as f32 (its constants are exact in both)."""
     text = text.replace("0x7ff0000000000000lu", "0x7f800000u")
-    text = text.replace("0x7ff8000000000000lu", "0x7fc00000u")
+    text = text.replace("0x7ff8000000000000lu", "0x7fc00000u").replace("ti_trunc_f64", "trunc")
     return text.replace("f64", "f32").replace("lf", "f")
 
 
@@ -84,7 +84,7 @@ _POW_F64 = """fn ti_pow_ieee_f64(x: f64, y: f64) -> f64 {
     // C's pow where WGSL's is undefined: NaN, zeros and infinities (x ** 0 == 1 ** y == 1)
     if (y == 0.0lf || x == 1.0lf) { return 1.0lf; }
     if (nan_f64(x) || nan_f64(y)) { return x + y; }
-    let odd = trunc(y) == y && trunc(0.5lf * y) != 0.5lf * y;
+    let odd = ti_trunc_f64(y) == y && ti_trunc_f64(0.5lf * y) != 0.5lf * y;
     let ax = abs(x);
     let inf = bitcast<f64>(0x7ff0000000000000lu);
     if (inf_f64(y)) {

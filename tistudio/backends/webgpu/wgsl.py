@@ -377,7 +377,8 @@ def _float_to_u32(src: PrimitiveType, x: str) -> str:
     multiple of 256 (f32), so `t - floor(t / 2^32) * 2^32` is exact there; below, `u32`, or
     the i32 pattern for negatives. From 2^63 up all ones; NaN is 0."""
     small = f"select(u32({x}), u32(i32({x})), {x} < {zero(src)})"
-    t, word = f"trunc({x})", literal(2.0**32, src)
+    t = f"ti_trunc_f64({x})" if src.bits == 64 else f"trunc({x})"  # see f64math.py
+    word = literal(2.0**32, src)
     wrapped = f"u32({t} - floor({t} / {word}) * {word})"
     value = f"select({small}, {wrapped}, abs({x}) >= {literal(2.0**31, src)})"
     value = f"select({value}, 0xffffffffu, {x} >= {literal(2.0**63, src)})"
@@ -423,7 +424,7 @@ PRELUDE = {
     return select(t, t + sign(x), abs(x - t) >= 0.5f);
 }""",
     "ti_round_f64": """fn ti_round_f64(x: f64) -> f64 {
-    let t = trunc(x);
+    let t = ti_trunc_f64(x);
     return select(t, t + sign(x), abs(x - t) >= 0.5lf);
 }""",
     "ti_pow_f32": """fn ti_pow_f32(x: f32, y: f32) -> f32 {
