@@ -6,6 +6,9 @@
     python benchmarks/gpu/bench.py copy              # device-to-device copy (torch, WGSL)
     BENCH_VEC4=0 python benchmarks/gpu/bench.py tistudio   # without vec4 loops (vectorize.py)
     BENCH_EAGER=0 python benchmarks/gpu/bench.py tistudio  # submit only when the host waits
+    BENCH_CHECKS=1 ...      # with naga's runtime checks (bounds clamps, loop counters)
+    BENCH_UNROLL=0 ...      # serial loops not unrolled, no small workgroups (unroll.py)
+    BENCH_GRID_UNROLL=2 ... # two indices per step of a grid-stride loop
 
 Each prints one JSON object per case. `batched_ms` is the time per launch of `REPS` launches
 followed by one sync (what a loop of launches costs; the GPU's time for memory-bound kernels),
@@ -153,6 +156,23 @@ def stencil(ti, framework):
         8 * SIDE * SIDE,
         abs(b[i, j] - want) < 1e-5,
     )
+    stencil_two_trees(ti, framework, a, want)
+
+
+def stencil_two_trees(ti, framework, a, want):
+    """The struct-for stencil writing a field made after a launch, so in a second SNode tree:
+    the input's buffer is then only read (WGSL: `var<storage, read>`), the output's written."""
+    c = ti.field(ti.f32, shape=(SIDE, SIDE))
+
+    @ti.kernel
+    def step_two_trees():
+        for i, j in c:
+            if 0 < i < SIDE - 1 and 0 < j < SIDE - 1:
+                c[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
+
+    batched, best = timed(step_two_trees, ti.sync)
+    case = f"stencil {SIDE}x{SIDE} f32 (struct-for, output in a 2nd tree)"
+    report(framework, case, batched, best, 8 * SIDE * SIDE, abs(c[5, 7] - want) < 1e-5)
 
 
 def nbody(ti, framework):
@@ -219,6 +239,33 @@ def copy_bandwidth():
         print(json.dumps({"framework": "torch", "error": repr(e)}))
 
 
+def tistudio_options(device) -> str:
+    """Switch off optimisations for before/after columns, from the environment; the suffix
+    they add to the framework's name."""
+    from dataclasses import replace
+
+    suffix = ""
+    if len(sys.argv) > 2:  # tuning: workgroups of a grid-stride loop
+        device.caps = replace(device.caps, max_groups=int(sys.argv[2]))
+        suffix += f" groups={sys.argv[2]}"
+    if os.environ.get("BENCH_EAGER") == "0":  # no submit at once after large dispatches
+        device.eager_groups = 1 << 31
+        suffix += " lazy"
+    if os.environ.get("BENCH_VEC4") == "0":  # scalar loops only: before/after of vec4
+        device.caps = replace(device.caps, vectorize=False)
+        suffix += " scalar"
+    if os.environ.get("BENCH_CHECKS") == "1":  # naga's runtime checks, as before
+        device.runtime_checks = True
+        suffix += " checks"
+    if os.environ.get("BENCH_UNROLL") == "0":  # serial loops not unrolled, 256 per group
+        device.caps = replace(device.caps, unroll=False, small_group=device.caps.workgroup_size)
+        suffix += " no-unroll"
+    if os.environ.get("BENCH_GRID_UNROLL"):  # indices per step of a grid-stride loop
+        device.caps = replace(device.caps, grid_unroll=int(os.environ["BENCH_GRID_UNROLL"]))
+        suffix += f" grid-unroll={os.environ['BENCH_GRID_UNROLL']}"
+    return suffix
+
+
 def main():
     which = sys.argv[1]
     if which == "copy":
@@ -229,18 +276,7 @@ def main():
 
         ti.init(arch=ti.gpu, fallback_to_cpu=False)
         framework = f"tistudio ({ti.lang.impl.current_adapter()})"
-        from dataclasses import replace
-
-        device = ti.lang.impl.get_program().gpu.device
-        if len(sys.argv) > 2:  # tuning: workgroups of a grid-stride loop
-            device.caps = replace(device.caps, max_groups=int(sys.argv[2]))
-            framework += f" groups={sys.argv[2]}"
-        if os.environ.get("BENCH_EAGER") == "0":  # no submit at once after large dispatches
-            device.eager_groups = 1 << 31
-            framework += " lazy"
-        if os.environ.get("BENCH_VEC4") == "0":  # scalar loops only: before/after of vec4
-            device.caps = replace(device.caps, vectorize=False)
-            framework += " scalar"
+        framework += tistudio_options(ti.lang.impl.get_program().gpu.device)
     else:
         import taichi as ti
 

@@ -19,7 +19,7 @@ def test_large_dispatches_are_submitted_at_once_and_small_ones_batched(device):
     eager.eager_groups = 4  # lavapipe grids are small: 4 workgroups count as large here
     ti.init(arch=ti.gpu)
     impl.get_program().use_gpu(eager)
-    big = ti.field(ti.i32, shape=4096)  # 16 workgroups of 256
+    big = ti.field(ti.i32, shape=4096)  # 64 workgroups of 64
     small = ti.field(ti.i32, shape=64)  # one workgroup
 
     @ti.kernel

@@ -29,12 +29,12 @@ GOLDEN = textwrap.dedent(
     @group(0) @binding(0) var<storage, read_write> tree0_v4f32: array<vec4<f32>>;
     @group(0) @binding(1) var<storage, read_write> tree0_f32: array<f32>;
 
-    @compute @workgroup_size(256)
+    @compute @workgroup_size(64)
     fn main(@builtin(global_invocation_id) gid: vec3<u32>,
             @builtin(local_invocation_index) lid: u32,
             @builtin(num_workgroups) groups: vec3<u32>) {
         let count: u32 = 10u;
-        for (var k4: u32 = gid.x; k4 < 2u; k4 = k4 + groups.x * 256u) {
+        for (var k4: u32 = gid.x; k4 < 2u; k4 = k4 + groups.x * 64u) {
             let field2_at0_x4 = tree0_v4f32[((k4 * 16u) >> 4u)];
             var field2_at0_new: vec4<f32>;
             {
@@ -71,7 +71,7 @@ GOLDEN = textwrap.dedent(
             }
             tree0_v4f32[((k4 * 16u) >> 4u)] = field2_at0_new;
         }
-        for (var k: u32 = 8u + gid.x; k < count; k = k + groups.x * 256u) {
+        for (var k: u32 = 8u + gid.x; k < count; k = k + groups.x * 64u) {
             let s0_i: i32 = i32(k);
             let s1: i32 = s0_i;
             let s6: u32 = u32(s1) * 4u;

@@ -43,6 +43,7 @@ _BACKEND_RANK = {"Vulkan": 0, "Metal": 1, "D3D12": 2, "OpenGL": 3}
 _TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
 BATCH = 256  # dispatches recorded before a submit even if nobody waits
 EAGER_GROUPS = 1024  # a dispatch of this many workgroups or more is submitted at once
+NO_RUNTIME_CHECKS = 0  # WGPUShaderRuntimeChecks_None
 
 
 class NoAdapterError(RuntimeError):
@@ -78,6 +79,10 @@ class GpuDevice:
         self._recorded = 0
         self.batch = BATCH  # dispatches recorded before a submit (see the module docstring)
         self.eager_groups = EAGER_GROUPS
+        # naga's index clamps and loop counters (see shader_module): off, as in Taichi's Vulkan
+        # back end, where an index out of range is undefined; ti.init(debug=True) checks
+        # indices itself (insert_debug_checks). They cost n-body 8-15 % on an H100.
+        self.runtime_checks = False
         self.submits = 0  # for tests and the studio: how many submissions so far
         self.usage = (
             wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
@@ -153,12 +158,33 @@ class GpuDevice:
         pipeline_layout = self.device.create_pipeline_layout(
             bind_group_layouts=[layout], immediate_size=immediate_size
         )
-        module = self.device.create_shader_module(code=wgsl)
+        module = self.shader_module(wgsl)
         pipeline = self.device.create_compute_pipeline(
             layout=pipeline_layout, compute={"module": module, "entry_point": "main"}
         )
         self._pipelines[key] = (pipeline, layout)
         return pipeline, layout
+
+    def shader_module(self, wgsl: str) -> Any:
+        """naga's module for `wgsl`; without the runtime checks naga adds by default (an index
+        clamped to the array's length on every storage access, a counter on every loop) when
+        `runtime_checks` is off, through wgpu-native's `CreateShaderModuleTrusted`."""
+        if self.runtime_checks:
+            return self.device.create_shader_module(code=wgsl)
+        from wgpu.backends.wgpu_native import _api
+
+        source = _api.new_struct_p("WGPUShaderSourceWGSL *", code=_api.to_c_string_view(wgsl))
+        source[0].chain.next = _api.ffi.NULL
+        source[0].chain.sType = _api.lib.WGPUSType_ShaderSourceWGSL
+        chain = _api.ffi.cast("WGPUChainedStruct *", source)
+        descriptor = _api.new_struct_p(
+            "WGPUShaderModuleDescriptor *", nextInChain=chain, label=_api.to_c_string_view("")
+        )
+        create = _api.libf.wgpuDeviceCreateShaderModuleTrusted
+        handle = create(self.device._internal, descriptor, NO_RUNTIME_CHECKS)
+        if handle == _api.ffi.NULL:
+            raise RuntimeError("shader module creation failed")
+        return _api.GPUShaderModule("", handle, self.device)
 
     def bind_group(self, layout: Any, entries: list[tuple[int, Any, int, int]]) -> Any:
         """A bind group of (binding, buffer, offset, size) entries."""

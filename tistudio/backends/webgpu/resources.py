@@ -33,6 +33,9 @@ class Caps:
     workgroup_size: int = 256
     max_groups: int = 65535  # workgroups of a range_for; larger ranges stride over the grid
     vectorize: bool = True  # vec4 access in simple elementwise loops (see vectorize.py)
+    unroll: bool = True  # serial range-for loops four iterations per step (see unroll.py)
+    small_group: int = 64  # workgroup size of a range_for of few workgroups (shader.py)
+    grid_unroll: int = 1  # indices per step of a grid-stride loop (unroll.py; 1: no unroll)
     description: str = "(no adapter)"
 
     def has(self, feature: str) -> bool:
