@@ -173,15 +173,15 @@ class ProgramGen:
 
     def unary(self, t: str, depth: int, ctx: _Context, exact: bool) -> str:
         a = self.expr(t, depth, ctx, exact)
-        ops = ["-", "abs"] + (["~"] if t in INT_TYPES else ["floor", "ceil", "sqrt"])
+        ops = ["-", "abs"] + (["~"] if t in INT_TYPES else ["floor", "ceil", "sqrt", "round"])
         op = self.choice(ops)
-        if op in ("floor", "ceil") and not exact:
+        if op in ("floor", "ceil", "round") and not exact:
             op = "abs"  # rounding an inexact value could amplify a last-bit difference
         if op == "abs":
             return f"ti.abs({a})"
         if op == "sqrt":
             return f"ti.sqrt(ti.abs({a}))"
-        if op in ("floor", "ceil"):
+        if op in ("floor", "ceil", "round"):
             return f"ti.cast(ti.{op}({a}), ti.{t})"
         return f"({op}{a})"
 

@@ -62,7 +62,8 @@ def load_program(program: Program) -> Any:
 
 def random_values(dtype: np.dtype, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     if dtype.kind == "f":
-        pool = np.array([0.0, -0.0, 1.0, -1.5, 0.1, 3.0, 1e10, -1e-3, 1e30, 7.75, 100.5, -42.0])
+        pool = [0.0, -0.0, 1.0, -1.5, 0.1, 3.0, 1e10, -1e-3, 1e30, 7.75, 100.5, -42.0]
+        pool = np.array(pool + [3e9 + 0.5, -(2.0**31) - 0.5])  # f64 fractions beyond i32
         special = np.array([np.nan, np.inf, -np.inf])  # one value in eight
         values = np.where(
             rng.random(shape) < 0.125, rng.choice(special, shape), rng.choice(pool, shape)

@@ -202,3 +202,33 @@ def test_f64_round_and_casts_to_u32_of_large_values_on_the_gpu() -> None:
     round_and_cast(xs, rounded, wrapped)
     assert rounded.tolist() == (np.sign(xs) * np.floor(np.abs(xs) + 0.5)).tolist()
     assert wrapped.tolist() == (np.trunc(xs).astype(np.int64) % 2**32).tolist()
+
+
+def _times_zero(arch, dtype) -> np.ndarray:  # noqa: ANN001
+    ti.init(arch=arch, offline_cache=False, fast_math=False)
+    xs = np.array(SPECIAL, dtype.numpy_name)
+    out = np.zeros((len(xs), 4), dtype.numpy_name)
+
+    @ti.kernel
+    def zeros(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
+        for k in range(a.shape[0]):
+            x = a[k]
+            o[k, 0] = x * 0.0
+            o[k, 1] = -0.0 * x
+            o[k, 2] = x - x
+            o[k, 3] = x - ti.floor(x / 0.0) * 0.0  # Python's x % 0.0, as the fuzzer found it
+
+    zeros(xs, out)
+    return out
+
+
+def test_times_zero_and_x_minus_x_keep_nan_on_the_gpu() -> None:
+    """Found by GPU fuzzing of float kernels: lavapipe folds `x * 0.0` and `x - x` to 0, so
+    for an infinite or NaN x they gave 0 where the CPU gives NaN (`s7 % 0.0` returned 0.0
+    instead of NaN); the signs of the zeros must match too."""
+    for dtype in (ti.f32, ti.f64):
+        cpu, gpu = _times_zero(ti.cpu, dtype), _times_zero(ti.vulkan, dtype)
+        assert np.isnan(cpu[1]).all()  # inf
+        assert np.array_equal(gpu, cpu, equal_nan=True)
+        numbers = ~np.isnan(cpu)
+        assert np.array_equal(np.signbit(gpu[numbers]), np.signbit(cpu[numbers]))

@@ -6,7 +6,8 @@ true), others fold `x != x` to false, and GLSL's `pow` and `sign` are undefined 
 or infinities. Without `fast_math` the CPU back end follows IEEE 754 and C's libm, so for those
 kernels the emitter asks this module first: float comparisons test their operands for NaN on
 the bits (`nan_f32(x)`, which no driver can fold), a cast to `u1` counts NaN as true, `sign`
-of NaN is 0, `pow` handles C's special cases before it calls the ordinary one, `ti.raw_mod` of
+of NaN is 0, `x * 0.0` and `x - x` are NaN for infinite x (drivers fold them to 0), `pow`
+handles C's special cases before it calls the ordinary one, `ti.raw_mod` of
 floats is C's exact `fmod` (WGSL's `%` rounds the quotient: 1.0 % 0.1 gave 0), and f32 `sin`,
 `cos` and `tan` of large arguments go through f64 where the adapter has it. A literal operand
 is never NaN and gets no test. With `fast_math` (the default) none of this is emitted.
@@ -14,6 +15,7 @@ is never NaN and gets no test. With `fast_math` (the default) none of this is em
 
 from __future__ import annotations
 
+import math
 import re
 
 from tistudio.backends.webgpu import wgsl
@@ -24,6 +26,7 @@ from tistudio.ir.types import PrimitiveType
 _BOOL = PrimitiveType("u1", 1, "bool")
 _F32 = PrimitiveType("f32", 32, "float")
 _FINITE_LITERAL = re.compile(r"-?[0-9][0-9.e+-]*(f|lf|h)")  # inf and NaN are bitcasts
+_ZERO_LITERAL = re.compile(r"-?0\.0(f|lf)")
 
 
 def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
@@ -32,12 +35,31 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
         return None
     if op.is_comparison:
         return _compare(op, dtype, a, b)
+    if dtype.name != "f16" and (op is B.mul or (op is B.sub and a == b)):
+        return _folded_to_zero(op, dtype, a, b)
     if op in (B.pow, B.mod):
         name = "pow" if op is B.pow else "fmod"
         if dtype.name == "f16":  # through f32, as wgsl.py computes f16 pow
             return f"f16(ti_{name}_ieee_f32(f32({a}), f32({b})))"
         return f"ti_{name}_ieee_{wgsl.WGSL_TYPE[dtype.name]}({a}, {b})"
     return None
+
+
+def _folded_to_zero(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
+    """`x * 0.0` and `x - x` as IEEE defines them (NaN for an infinite or NaN x, else a zero):
+    drivers fold both to 0 (lavapipe does), so `inf * 0.0` was 0 where the CPU gives NaN."""
+    reg = wgsl.WGSL_TYPE[dtype.name]
+    if op is B.sub:
+        zero_ = wgsl.zero(dtype)
+        x = a
+    elif _ZERO_LITERAL.fullmatch(b) or _ZERO_LITERAL.fullmatch(a):
+        x, c = (a, b) if _ZERO_LITERAL.fullmatch(b) else (b, a)
+        plus, minus = wgsl.literal(0.0, dtype), wgsl.literal(-0.0, dtype)
+        negative = "!" if c.startswith("-") else ""  # the sign of the product's zero
+        zero_ = f"select({plus}, {minus}, {negative}signbit_{reg}({x}))"
+    else:
+        return None
+    return f"select({zero_}, {wgsl.literal(math.nan, dtype)}, nonfinite_{reg}({x}))"
 
 
 def _compare(op: B, dtype: PrimitiveType, a: str, b: str) -> str:
@@ -126,6 +148,9 @@ _CLASSIFY_F64 = {
     "inf_f64": """fn inf_f64(x: f64) -> bool {
     return (bitcast<u64>(x) & 0x7ffffffffffffffflu) == 0x7ff0000000000000lu;
 }""",
+    "nonfinite_f64": """fn nonfinite_f64(x: f64) -> bool {
+    return (bitcast<u64>(x) & 0x7ff0000000000000lu) == 0x7ff0000000000000lu;
+}""",
     "signbit_f64": """fn signbit_f64(x: f64) -> bool {
     return (bitcast<u64>(x) >> 63u) == 1lu;
 }""",
@@ -137,6 +162,9 @@ _CLASSIFY_F32 = {
 }""",
     "inf_f32": """fn inf_f32(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;
+}""",
+    "nonfinite_f32": """fn nonfinite_f32(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7f800000u) == 0x7f800000u;
 }""",
     "signbit_f32": """fn signbit_f32(x: f32) -> bool {
     return (bitcast<u32>(x) >> 31u) == 1u;
