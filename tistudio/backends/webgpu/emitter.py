@@ -172,7 +172,8 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         src, dst = stmt.operand.ret_type, stmt.ret_type
         self.reg(stmt, src)
         x = self.value(stmt.operand)
-        expr = None if self.fast_math else ieee.unary(stmt.op, src, dst, x)
+        f64 = self.caps.has("shader-f64")
+        expr = None if self.fast_math else ieee.unary(stmt.op, src, dst, x, f64)
         expr = expr or wgsl.unary(stmt.op, src, dst, x)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} from {src} to {dst}")
