@@ -7,10 +7,11 @@ or infinities. Without `fast_math` the CPU back end follows IEEE 754 and C's lib
 kernels the emitter asks this module first: float comparisons test their operands for NaN on
 the bits (`nan_f32(x)`, which no driver can fold), a cast to `u1` counts NaN as true, `sign`
 of NaN is 0, `x * 0.0` and `x - x` are NaN for infinite x (drivers fold them to 0), `pow`
-handles C's special cases before it calls the ordinary one, `ti.raw_mod` of
-floats is C's exact `fmod` (WGSL's `%` rounds the quotient: 1.0 % 0.1 gave 0), and f32 `sin`,
-`cos` and `tan` of large arguments go through f64 where the adapter has it. A literal operand
-is never NaN and gets no test. With `fast_math` (the default) none of this is emitted.
+handles C's special cases before it calls the ordinary one, `ti.raw_mod` of floats is C's
+exact `fmod` (WGSL's `%` rounds the quotient: 1.0 % 0.1 gave 0), and f32 `sin`, `cos` and
+`tan` of large arguments go through f64 where the adapter has it. A literal operand is never
+NaN and gets no test. With `fast_math` (the default) none of this is emitted. Not covered:
+drivers that reassociate (lavapipe turns `x + (-x)` into 0 and `(x + 1.0) - x` into 1.0).
 """
 
 from __future__ import annotations
