@@ -236,6 +236,34 @@ def test_times_zero_and_x_minus_x_keep_nan_on_the_gpu() -> None:
         assert np.array_equal(np.signbit(gpu[numbers]), np.signbit(cpu[numbers]))
 
 
+def _cancellations(arch) -> np.ndarray:  # noqa: ANN001
+    ti.init(arch=arch, offline_cache=False, fast_math=False)
+    xs = np.array(SPECIAL, np.float32)
+    out = np.zeros((len(xs), 4), np.float32)
+
+    @ti.kernel
+    def cancel(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
+        for k in range(a.shape[0]):
+            x = a[k]
+            o[k, 0] = x + (-x)
+            o[k, 1] = (x + 1.0) - x  # Kahan summation's correction term has this shape
+            o[k, 2] = (-x) + x
+            o[k, 3] = (x - 0.5) + (0.5 - x)
+
+    cancel(xs, out)
+    return out
+
+
+def test_cancellations_are_computed_not_folded_on_the_gpu() -> None:
+    """Found while checking what else lavapipe folds after `x * 0.0`: it cancels `x + (-x)`
+    to 0 and `(x + 1.0) - x` to 1.0, so infinities gave 0 instead of NaN and `(1e30 + 1.0)
+    - 1e30` gave 1.0 instead of 0.0; negation now flips the sign bit, which it cannot see
+    through."""
+    cpu, gpu = _cancellations(ti.cpu), _cancellations(ti.vulkan)
+    assert cpu[SPECIAL.index(1e30), 1] == 0.0
+    assert np.array_equal(gpu, cpu, equal_nan=True)
+
+
 def _sin_f32(xs: np.ndarray, device: GpuDevice | None = None) -> np.ndarray:
     ti.init(arch=ti.vulkan, offline_cache=False, fast_math=False)
     if device is not None:

@@ -6,12 +6,13 @@ true), others fold `x != x` to false, and GLSL's `pow` and `sign` are undefined 
 or infinities. Without `fast_math` the CPU back end follows IEEE 754 and C's libm, so for those
 kernels the emitter asks this module first: float comparisons test their operands for NaN on
 the bits (`nan_f32(x)`, which no driver can fold), a cast to `u1` counts NaN as true, `sign`
-of NaN is 0, `x * 0.0` and `x - x` are NaN for infinite x (drivers fold them to 0), `pow`
+of NaN is 0, `x * 0.0` and `x - x` are NaN for infinite x (drivers fold them to 0), negation
+flips the sign bit (so drivers cannot cancel `x + (-x)` or `(x + 1.0) - x`), `pow`
 handles C's special cases before it calls the ordinary one, `ti.raw_mod` of floats is C's
 exact `fmod` (WGSL's `%` rounds the quotient: 1.0 % 0.1 gave 0), and f32 `sin`, `cos` and
 `tan` of large arguments go through f64 where the adapter has it. A literal operand is never
 NaN and gets no test. With `fast_math` (the default) none of this is emitted. Not covered:
-drivers that reassociate (lavapipe turns `x + (-x)` into 0 and `(x + 1.0) - x` into 1.0).
+drivers that reassociate constants (lavapipe turns `(x + 1e30) - 1e30` into x).
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
         return _compare(op, dtype, a, b)
     if dtype.name != "f16" and (op is B.mul or (op is B.sub and a == b)):
         return _folded_to_zero(op, dtype, a, b)
+    if dtype.name != "f16" and op is B.sub and not _FINITE_LITERAL.fullmatch(b):
+        # a + (-b) is a - b in IEEE; with the sign flipped on the bits, drivers cannot cancel
+        # `(x + y) - x` to y, or `x + (-x)` to 0
+        return f"({a} + neg_{wgsl.WGSL_TYPE[dtype.name]}({b}))"
     if op in (B.pow, B.mod):
         name = "pow" if op is B.pow else "fmod"
         if dtype.name == "f16":  # through f32, as wgsl.py computes f16 pow
@@ -91,6 +96,8 @@ def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str, f64: bool = Fal
     if op is U.logic_not:  # `not NaN` is false: NaN is not zero
         test = f"({x} == {wgsl.zero(src)} && !{is_nan(src, x)})"
         return wgsl.cast_value(_BOOL, dst, test)
+    if op is U.neg and src.name != "f16":  # see `binary`: a sign flip drivers cannot fold
+        return f"neg_{wgsl.WGSL_TYPE[src.name]}({x})"
     if op is U.sgn:
         return f"select(sign({x}), {wgsl.zero(src)}, {is_nan(src, x)})"
     return None
@@ -152,6 +159,9 @@ _CLASSIFY_F64 = {
     "nonfinite_f64": """fn nonfinite_f64(x: f64) -> bool {
     return (bitcast<u64>(x) & 0x7ff0000000000000lu) == 0x7ff0000000000000lu;
 }""",
+    "neg_f64": """fn neg_f64(x: f64) -> f64 {
+    return bitcast<f64>(bitcast<u64>(x) ^ 0x8000000000000000lu);
+}""",
     "signbit_f64": """fn signbit_f64(x: f64) -> bool {
     return (bitcast<u64>(x) >> 63u) == 1lu;
 }""",
@@ -166,6 +176,9 @@ _CLASSIFY_F32 = {
 }""",
     "nonfinite_f32": """fn nonfinite_f32(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7f800000u) == 0x7f800000u;
+}""",
+    "neg_f32": """fn neg_f32(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) ^ 0x80000000u);
 }""",
     "signbit_f32": """fn signbit_f32(x: f32) -> bool {
     return (bitcast<u32>(x) >> 31u) == 1u;
