@@ -72,6 +72,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         self.helpers: list[str] = []
         self.reduction_types: set[str] = set()
         self.uses_args = False
+        self.uses_never = False  # `ti_never` (ieee.opaque): main gets `num_workgroups`
         self.hoisted: set[Stmt] = set()
         self.last_line: tuple[str, int] | None = None
         self.counter = 0
@@ -156,8 +157,16 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     # --- values -------------------------------------------------------------------------
 
     def emit_Const(self, stmt: s.Const) -> None:
-        self.reg(stmt, stmt.ret_type)
-        self.values[stmt] = wgsl.literal(stmt.value, stmt.ret_type)
+        reg = self.reg(stmt, stmt.ret_type)
+        literal = wgsl.literal(stmt.value, stmt.ret_type)
+        opaque = None if self.fast_math else ieee.opaque(literal, stmt.ret_type)
+        if opaque is None:
+            self.values[stmt] = literal
+            return
+        self.uses_never = True  # see ieee.opaque
+        name = f"c{self.numbers.get(stmt, self.fresh(''))}"
+        self.line(f"let {name}: {reg} = {opaque};")
+        self.values[stmt] = name
 
     def emit_ArgLoad(self, stmt: s.ArgLoad) -> None:
         member = self.args.scalars.get(stmt.arg_id)

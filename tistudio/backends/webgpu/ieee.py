@@ -6,13 +6,13 @@ true), others fold `x != x` to false, and GLSL's `pow` and `sign` are undefined 
 or infinities. Without `fast_math` the CPU back end follows IEEE 754 and C's libm, so for those
 kernels the emitter asks this module first: float comparisons test their operands for NaN on
 the bits (`nan_f32(x)`, which no driver can fold), a cast to `u1` counts NaN as true, `sign`
-of NaN is 0, `x * 0.0` and `x - x` are NaN for infinite x (drivers fold them to 0), negation
-flips the sign bit (so drivers cannot cancel `x + (-x)` or `(x + 1.0) - x`), `pow`
+of NaN is 0, `x * 0.0` and `x - x` are NaN for infinite x (drivers fold them to 0), other
+constants are opaque to the driver (`opaque`: it cannot reassociate them), negation flips the
+sign bit (so drivers cannot cancel `x + (-x)` or `(x + 1.0) - x`), `pow`
 handles C's special cases before it calls the ordinary one, `ti.raw_mod` of floats is C's
 exact `fmod` (WGSL's `%` rounds the quotient: 1.0 % 0.1 gave 0), and f32 `sin`, `cos` and
 `tan` of large arguments go through f64 where the adapter has it. A literal operand is never
-NaN and gets no test. With `fast_math` (the default) none of this is emitted. Not covered:
-drivers that reassociate constants (lavapipe turns `(x + 1e30) - 1e30` into x).
+NaN and gets no test. With `fast_math` (the default) none of this is emitted.
 """
 
 from __future__ import annotations
@@ -27,8 +27,21 @@ from tistudio.ir.types import PrimitiveType
 
 _BOOL = PrimitiveType("u1", 1, "bool")
 _F32 = PrimitiveType("f32", 32, "float")
-_FINITE_LITERAL = re.compile(r"-?[0-9][0-9.e+-]*(f|lf|h)")  # inf and NaN are bitcasts
+_LITERAL = re.compile(r"-?[0-9][0-9.e+-]*(f|lf|h)")  # finite: inf and NaN are bitcasts
+_FINITE_LITERAL = re.compile(rf"{_LITERAL.pattern}|c[0-9]+")  # or an `opaque` constant
 _ZERO_LITERAL = re.compile(r"-?0\.0(f|lf)")
+
+
+def opaque(literal: str, dtype: PrimitiveType) -> str | None:
+    """A finite f32/f64 constant as a value drivers cannot fold (None: keep the literal).
+    They reassociate constants (lavapipe made `(x + 1e30) - 1e30` x and `(x * 1e30) * 1e-30`
+    x, where the CPU gives 0 and inf) and fold `x * 0.0` to 0; `ti_never` is false at run
+    time (`num_workgroups.y == 0`), which no compiler can know."""
+    if dtype.name not in ("f32", "f64") or not _LITERAL.fullmatch(literal):
+        return None
+    if _ZERO_LITERAL.fullmatch(literal):
+        return None  # `binary` spells out `x * 0.0`, and `x + 0.0` folds exactly
+    return f"select({literal}, {wgsl.zero(dtype)}, ti_never)"
 
 
 def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
@@ -39,7 +52,7 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
         return _compare(op, dtype, a, b)
     if dtype.name != "f16" and (op is B.mul or (op is B.sub and a == b)):
         return _folded_to_zero(op, dtype, a, b)
-    if dtype.name != "f16" and op is B.sub and not _FINITE_LITERAL.fullmatch(b):
+    if dtype.name != "f16" and op is B.sub and not _LITERAL.fullmatch(b):
         # a + (-b) is a - b in IEEE; with the sign flipped on the bits, drivers cannot cancel
         # `(x + y) - x` to y, or `x + (-x)` to 0
         return f"({a} + neg_{wgsl.WGSL_TYPE[dtype.name]}({b}))"

@@ -111,6 +111,10 @@ def _build_task(e: TaskEmitter) -> TaskShader:
             f"the task needs {len(bindings)} storage bindings, the adapter allows "
             f"{e.caps.max_storage_buffers}",
         )
+    if e.uses_never:  # a condition false at run time that drivers cannot know (ieee.opaque)
+        if serial:
+            entry[-1] = "fn main(@builtin(num_workgroups) groups: vec3<u32>) {"
+        e.body.insert(0, "    let ti_never: bool = groups.y == 0u;")
     text = _module_text(e, entry, len(bindings))
     if e.uses_args and e.args.uniform:
         bindings.append(Binding(len(bindings), "args", UNIFORM, 0, False))
