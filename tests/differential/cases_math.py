@@ -213,6 +213,37 @@ def case_power_operator(ti):
 case_power_operator.rtol = 1e-5  # x ** 2.5 and 3 ** 2.5 go through powf: a few ulps
 
 
+def case_float_power_by_an_integer_multiplies(ti):
+    """float ** integer is square-and-multiply in Taichi (demote_operations), unrolled for a
+    constant exponent: `x ** 2` is `x * x`, `x ** -3` is `1 / (x * (x * x))`, not `powf`."""
+    ti.init(arch=ti.cpu)
+    out = ti.field(ti.f32, shape=(64, 9))  # enough values that powf's rounding would show
+    wide = ti.field(ti.f64, shape=3)
+
+    @ti.kernel
+    def run(e: ti.i32):
+        for i in range(64):
+            x = 1.1 + 0.77 * i
+            out[i, 0] = x**2
+            out[i, 1] = x**3
+            out[i, 2] = x**4
+            out[i, 3] = x**7
+            out[i, 4] = x**-2
+            out[i, 5] = x**0
+            out[i, 6] = x**e
+            out[i, 7] = x ** (-e)
+            out[i, 8] = (0.5 * (1.5 - x)) ** 2
+        wide[0] = ti.f64(1.7) ** 11
+        wide[1] = ti.f64(1.7) ** e
+        wide[2] = ti.f64(-1.3) ** -5
+
+    run(5)
+    return {"out": out.to_numpy(), "wide": wide.to_numpy()}
+
+
+case_float_power_by_an_integer_multiplies.rtol = 0.0  # the same products as Taichi's: exact
+
+
 def case_clamp(ti):
     """ti.math.clamp on floats (runtime bounds) and ints (literal bounds), values beyond both."""
     ti.init(arch=ti.cpu)

@@ -98,8 +98,8 @@ def binary_result_type(
     common = promote(a, b)
     if op in _FLOAT_RESULT_OPS:
         return common if common.is_float else default_fp
-    if op is BinaryOpType.pow and a.is_integral and b.is_integral:
-        return a
+    if op is BinaryOpType.pow and b.is_integral:
+        return a if a.is_integral or a.is_float else common  # the base's type, as in Taichi
     return common
 
 

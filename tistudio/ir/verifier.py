@@ -96,7 +96,9 @@ class _Verifier:
             check(stmt)
 
     def types_BinaryOp(self, stmt: BinaryOp) -> None:
-        if stmt.lhs.ret_type != stmt.rhs.ret_type and not stmt.op.is_shift:
+        rhs = stmt.rhs.ret_type
+        integer_exponent = stmt.op is BinaryOpType.pow and getattr(rhs, "is_integral", False)
+        if stmt.lhs.ret_type != rhs and not stmt.op.is_shift and not integer_exponent:
             self.fail(stmt, f"operand types differ: {stmt.lhs.ret_type} vs {stmt.rhs.ret_type}")
         want = stmt.lhs.ret_type
         if stmt.op.is_comparison:

@@ -2,10 +2,11 @@
 
 Python's `a // b` rounds down, but hardware division rounds toward zero, so integer `floordiv`
 becomes `div` minus one when the division was inexact and the signs differed; float `floordiv`
-is `floor(a / b)`. An integer power becomes a square-and-multiply loop (a negative exponent gives
-1/a**|e| rounded toward zero, see `_negative_exponent`). A logical shift right of a signed integer
-shifts its bits viewed as unsigned, since back ends shift signed values arithmetically (Taichi's
-`demote_operations`).
+is `floor(a / b)`. A power with an integer exponent becomes a square-and-multiply loop,
+unrolled when the exponent is a constant (for integers a negative exponent gives 1/a**|e|
+rounded toward zero, see `_negative_exponent`; for floats 1 / a**|e|, as Taichi does). A
+logical shift right of a signed integer shifts its bits viewed as unsigned, since back ends
+shift signed values arithmetically (Taichi's `demote_operations`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tistudio.ir.statements import (
     Alloca,
     BinaryOp,
     Break,
+    Const,
     If,
     LocalLoad,
     LocalStore,
@@ -103,29 +105,75 @@ def _signed_shr(s: BinaryOp, t: PrimitiveType, out: Block) -> Stmt | None:
     return _emit(out, UnaryOp(UnaryOpType.cast_bits, shifted, ret_type=t))
 
 
+def _const_pow(s: BinaryOp, t: PrimitiveType, out: Block) -> Stmt | None:
+    """`a ** n` with a constant integer n (|n| <= 64; n >= 0 for integers): the products the
+    loop below would form, unrolled (`x ** 2` is `x * x`, not a call of `powf`)."""
+    n = s.rhs.value if isinstance(s.rhs, Const) else None
+    if not isinstance(n, int) or isinstance(n, bool) or abs(n) > 64 or (n < 0 and not t.is_float):
+        return None
+    result, a, e = None, s.lhs, abs(n)
+    while e > 0:
+        if e & 1:
+            result = a if result is None else _binary(out, BinaryOpType.mul, result, a, t)
+        e >>= 1
+        if e:
+            a = _binary(out, BinaryOpType.mul, a, a, t)
+    one = _emit(out, const_of(1, t))
+    if result is None:  # a ** 0 == 1, also for a == 0 (Taichi's loop gives 1 too)
+        return one
+    return _binary(out, BinaryOpType.div, one, result, t) if n < 0 else result
+
+
 def _int_pow(s: BinaryOp, t: PrimitiveType, out: Block) -> Stmt | None:
-    """result = 1; while e > 0: (if e is odd: result *= base); base *= base; e >>= 1."""
+    """Integer a ** b by square-and-multiply; b < 0 as `_negative_exponent` says."""
     if not t.is_integral:
         return None
-    zero, one = _emit(out, const_of(0, t)), _emit(out, const_of(1, t))
-    result, base, exp = (_emit(out, Alloca(ret_type=PointerType(t))) for _ in range(3))
-    for var, value in ((result, one), (base, s.lhs), (exp, s.rhs)):
+    power, zero_one = _power_loop(s.lhs, s.rhs, t, out)
+    if not t.is_signed:
+        return power
+    return _negative_exponent(s.lhs, s.rhs, power, zero_one, out)
+
+
+def _float_int_pow(s: BinaryOp, t: PrimitiveType, out: Block) -> Stmt | None:
+    """Float a ** integer b, as Taichi demotes it: a ** |b| by square-and-multiply, then
+    1 / that for b <= 0."""
+    e = s.rhs.ret_type
+    if not (t.is_float and isinstance(e, PrimitiveType) and e.is_integral):
+        return None
+    magnitude = _emit(out, UnaryOp(UnaryOpType.abs, s.rhs, ret_type=e))
+    power, (zero, _) = _power_loop(s.lhs, magnitude, t, out)
+    inverse = _binary(out, BinaryOpType.div, _emit(out, const_of(1, t)), power, t)
+    not_positive = _binary(out, BinaryOpType.cmp_le, s.rhs, zero, u1)
+    return _select(out, not_positive, inverse, power, t)
+
+
+def _power_loop(
+    base: Stmt, exponent: Stmt, t: PrimitiveType, out: Block
+) -> tuple[Stmt, tuple[Stmt, Stmt]]:
+    """result = 1; while e > 0: (if e is odd: result *= base); base *= base; e >>= 1. Returns
+    the result and the exponent type's constants 0 and 1."""
+    e_type = exponent.ret_type
+    assert isinstance(e_type, PrimitiveType)
+    zero, one = _emit(out, const_of(0, e_type)), _emit(out, const_of(1, e_type))
+    result = _emit(out, Alloca(ret_type=PointerType(t)))
+    base_var, exp = (_emit(out, Alloca(ret_type=PointerType(x))) for x in (t, e_type))
+    first = one if e_type == t else const_of(1, t)
+    for var, value in ((result, first), (base_var, base), (exp, exponent)):
+        if value.parent is None:
+            _emit(out, value)
         _emit(out, LocalStore(var, value))
     body = Block()
     _emit(out, While(body))
-    e = _emit(body, LocalLoad(exp, ret_type=t))
+    e = _emit(body, LocalLoad(exp, ret_type=e_type))
     _emit(body, If(_binary(body, BinaryOpType.cmp_le, e, zero, u1), Block([Break()])))
-    low_bit = _binary(body, BinaryOpType.bit_and, e, one, t)
+    low_bit = _binary(body, BinaryOpType.bit_and, e, one, e_type)
     odd = If(_binary(body, BinaryOpType.cmp_ne, low_bit, zero, u1))
     body.append(odd)
-    _multiply_into(result, base, t, odd.true_block)
-    _multiply_into(base, base, t, body)
-    halve = BinaryOpType.bit_sar if t.is_signed else BinaryOpType.bit_shr  # e > 0: same thing
-    _emit(body, LocalStore(exp, _binary(body, halve, e, one, t)))
-    power = _emit(out, LocalLoad(result, ret_type=t))
-    if not t.is_signed:
-        return power
-    return _negative_exponent(s.lhs, s.rhs, power, (zero, one), out)
+    _multiply_into(result, base_var, t, odd.true_block)
+    _multiply_into(base_var, base_var, t, body)
+    halve = BinaryOpType.bit_sar if e_type.is_signed else BinaryOpType.bit_shr  # e > 0: same
+    _emit(body, LocalStore(exp, _binary(body, halve, e, one, e_type)))
+    return _emit(out, LocalLoad(result, ret_type=t)), (zero, one)
 
 
 def _multiply_into(var: Stmt, factor: Stmt, t: PrimitiveType, out: Block) -> None:
@@ -161,6 +209,8 @@ _Rule = Callable[[BinaryOp, PrimitiveType, Block], "Stmt | None"]
 # Each rule returns the value replacing the statement, or None if it does not apply.
 _RULES: dict[BinaryOpType, tuple[_Rule, ...]] = {
     BinaryOpType.floordiv: (_int_floordiv, _float_floordiv),  # a // b
-    BinaryOpType.pow: (_int_pow,),  # integer a ** b; float pow stays for the back ends
+    # a ** n with n a constant integer; integer a ** b; float a ** integer b (as Taichi);
+    # float ** float stays for the back ends
+    BinaryOpType.pow: (_const_pow, _int_pow, _float_int_pow),
     BinaryOpType.bit_shr: (_signed_shr,),  # logical >> on a signed value; unsigned stays
 }

@@ -70,11 +70,16 @@ def _binary(stmt: BinaryOp) -> bool:
     if stmt.op.is_shift:
         return _coerce(stmt, "rhs", stmt.lhs.ret_type) or changed
     want = operand_type(stmt.op, stmt.lhs.ret_type, stmt.rhs.ret_type, stmt.ret_type)
-    if stmt.op is BinaryOpType.pow and stmt.ret_type.is_integral:
-        want = stmt.ret_type
+    if stmt.op is BinaryOpType.pow and _is_integral(stmt.rhs.ret_type):
+        # an integer exponent stays one (demote_operations multiplies), as in Taichi
+        return _coerce(stmt, "lhs", stmt.ret_type) or changed
     changed |= _coerce(stmt, "lhs", want)
     changed |= _coerce(stmt, "rhs", want)
     return changed
+
+
+def _is_integral(t: object) -> bool:
+    return isinstance(t, PrimitiveType) and t.is_integral
 
 
 def _unary(stmt: UnaryOp, ctx: PassContext) -> bool:
