@@ -90,7 +90,7 @@ def init(
     if device is not None:
         program.use_gpu(device)
     else:
-        warm_up.start(program.offline_cache)
+        warm_up.start(program.offline_cache, config.cpu_max_num_threads)
     _runtime.program = program
     # default_fp/ip go through to_dtype, which needs a current program to exist
     if default_fp is not None or default_ip is not None:

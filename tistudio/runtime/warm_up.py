@@ -1,10 +1,10 @@
 """Start the CPU back end in the background during `ti.init`, as Taichi's `ti.init` loads its
-runtime: importing the passes, llvmlite and the LLVM back end, creating the JIT engine and
-loading the thread pool's runtime take 50-70 ms that would otherwise land on the first kernel.
-The work runs on a daemon thread while the user's program declares fields and kernels (LLVM
-calls release the GIL); the first compile joins it before touching the back end, so the two
-threads never initialise the back end at the same time (both may import a pass module at once,
-which Python's per-module import locks serialise). Once the process's back end is up, later
+runtime: importing the passes, llvmlite and the LLVM back end, creating the JIT engine, loading
+the thread pool's runtime and starting its workers take 50-70 ms that would otherwise land on the
+first kernel. The work runs on a daemon thread while the user's program declares fields and
+kernels (LLVM calls release the GIL); the first compile joins it before touching the back end, so
+the two threads never initialise the back end at the same time (both may import a pass module at
+once, which Python's per-module import locks serialise). Once the process's back end is up, later
 `ti.init()` calls start nothing.
 """
 
@@ -19,15 +19,17 @@ _thread: threading.Thread | None = None
 _done = False
 
 
-def start(offline_cache: Any = None) -> None:
+def start(offline_cache: Any = None, threads: int = 1) -> None:
     """Begin warming the process's CPU back end, unless it is warm or warming already; with
-    the program's `offline_cache`, the pool's runtime is looked up there too."""
+    the program's `offline_cache`, the pool's runtime is looked up there too. The pool's
+    worker threads for `threads` (the program's `cpu_max_num_threads`) start here too: a
+    thread's start is ~1 ms here, and several landed on the first parallel launch."""
     global _thread
     with _lock:
         if _done or _thread is not None:
             return
         _thread = threading.Thread(
-            target=_warm, args=(offline_cache,), name="tistudio-warm-up", daemon=True
+            target=_warm, args=(offline_cache, threads), name="tistudio-warm-up", daemon=True
         )
         _thread.start()
 
@@ -39,7 +41,7 @@ def wait() -> None:
         thread.join()
 
 
-def _warm(offline_cache: Any) -> None:
+def _warm(offline_cache: Any, threads: int) -> None:
     global _done
     try:
         import tistudio.passes.pipeline  # noqa: F401 — the passes, imported by the first compile
@@ -52,7 +54,10 @@ def _warm(offline_cache: Any) -> None:
         backend = default_backend()
         if offline_cache is not None and backend.runtime_cache is None:
             backend.runtime_cache = RuntimeSlot(offline_cache, backend)
-        backend.pool  # noqa: B018 — creates the JIT engine and loads the pool's runtime
+        pool = backend.pool  # creates the JIT engine and loads the pool's runtime
+        if hasattr(pool, "ensure_workers"):  # the native pool's threads, asleep until a launch
+            pool.ensure_workers(threads - 1)
+        backend.optimiser  # noqa: B018 — the thread that makes kernels' optimised code
         _done = True
     except Exception:  # noqa: BLE001 — the first compile does this again and reports it
         pass
