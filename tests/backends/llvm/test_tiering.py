@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
@@ -11,9 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.backends.llvm.helpers import SAXPY, compile_text, ndarray, scalar
+from tests.backends.llvm.helpers import SAXPY, compile_text, kernel_text, ndarray, scalar
 from tistudio.backends.llvm import CpuBackend
 from tistudio.backends.llvm.jit import QUICK_SUFFIX
+from tistudio.backends.llvm.launcher import estimated_work
+from tistudio.backends.llvm.tiering import QUICK_WORK_LIMIT
+from tistudio.ir import parse_ir
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -154,3 +158,17 @@ def test_a_forked_child_gets_optimised_code_too(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["60.0", "0"]
+
+
+def test_a_heavy_launch_is_compiled_at_o3_before_it_runs(tiered_backend) -> None:
+    """Quick code is 3-30x slower: a launch estimated above `QUICK_WORK_LIMIT` iterations, or
+    one whose range is known only at launch, gets the optimised code from its first launch."""
+    heavy = SAXPY.replace("range_for(0, 100000)", f"range_for(0, {2 * QUICK_WORK_LIMIT})")
+    params = [scalar("a", "f32"), ndarray("x", "f32", 1), ndarray("y", "f32", 1)]
+    ex = compile_text(tiered_backend, heavy, params=params)
+    assert ex.optimised is None and re.search(r"<(8|16) x float>", ex.llvm_ir_optimized)
+    light = compile_text(tiered_backend, SAXPY, params=params)
+    assert light.optimised is not None
+    assert estimated_work(parse_ir(kernel_text(heavy))) == 2 * QUICK_WORK_LIMIT
+    dynamic = "$0 = offloaded range_for(tmp(offset=0B), tmp(offset=4B)) body {\n}"
+    assert estimated_work(parse_ir(kernel_text(dynamic))) == math.inf

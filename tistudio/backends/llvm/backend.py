@@ -21,12 +21,17 @@ from tistudio.backends.llvm.codegen import build_module
 from tistudio.backends.llvm.context import ContextLayout
 from tistudio.backends.llvm.executable import CpuExecutable
 from tistudio.backends.llvm.jit import JitEngine
-from tistudio.backends.llvm.launcher import build_launcher
+from tistudio.backends.llvm.launcher import build_launcher, estimated_work
 from tistudio.backends.llvm.native_pool import NATIVE_GRAIN, NativeThreadPool
 from tistudio.backends.llvm.runtime_ir import native_pool_supported
 from tistudio.backends.llvm.spec import KernelSpec
 from tistudio.backends.llvm.thread_pool import MIN_GRAIN, ThreadPool
-from tistudio.backends.llvm.tiering import Optimiser, compile_tiered, tiering_mode
+from tistudio.backends.llvm.tiering import (
+    QUICK_WORK_LIMIT,
+    Optimiser,
+    compile_tiered,
+    tiering_mode,
+)
 from tistudio.backends.print_buffer import PrintBuffer
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Kernel
@@ -92,7 +97,7 @@ class CpuBackend:
         optimised = None
         if self.tiering == "quick" or config.opt_level == 0:
             compiled = jit.compile_quick(module, functions, suffix="")
-        elif self.tiering == "tiered":
+        elif self.tiering == "tiered" and estimated_work(kernel) <= QUICK_WORK_LIMIT:
             compiled, optimised = compile_tiered(
                 jit, self.optimiser, module, functions, config.opt_level
             )

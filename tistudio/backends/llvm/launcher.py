@@ -8,6 +8,8 @@ wrote. Python then makes one ctypes call per launch, however many tasks the kern
 
 from __future__ import annotations
 
+import math
+
 from llvmlite import ir
 
 from tistudio.backends.llvm import runtime_ir as rt
@@ -68,6 +70,23 @@ def task_grain(task: Offloaded, grain: int) -> int:
     a light loop body, divided by the iterations of the inner loops of one iteration (a row
     loop over a 2D ndrange, a `while` escape loop), so that heavy iterations still split."""
     return max(1, grain // min(_inner_work(task.body), grain))
+
+
+def estimated_work(kernel: Kernel) -> float:
+    """Iterations of a launch of `kernel`, inner loops counted as in `task_grain` (infinite
+    where a range is known only at launch): what decides whether its first launches may run
+    the quick tier's code (`tiering.QUICK_WORK_LIMIT`)."""
+    work = 0.0
+    for task in kernel.body:
+        assert isinstance(task, Offloaded)
+        inner = _inner_work(task.body)
+        if task.task_type is not TaskType.range_for:
+            work += inner
+        elif not (task.const_begin and task.const_end):
+            return math.inf
+        else:
+            work += max(task.end - task.begin, 0) * inner
+    return work
 
 
 def _inner_work(block: Block) -> int:

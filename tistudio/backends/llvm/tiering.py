@@ -2,11 +2,15 @@
 
 LLVM's O3 pipeline and code generator take ~35-40 ms for a 20-line kernel on these machines, most
 of a further kernel's compile time; a first tier (`JitEngine.compile_quick`: a few cheap passes,
-fast instruction selection) takes ~4 ms and runs the kernel's first launches, typically 1-3x
-slower. Meanwhile one background thread, the optimiser, runs the O3 compile in its own LLVM
-context (`OptimiserThreadState`) and hands the result to the executable, which swaps its launch
-path between two launches. LLVM calls release the GIL, so the optimiser works while the user's
-program runs Python (on 2 cores, also while a kernel runs).
+fast instruction selection) takes ~4 ms and runs the kernel's first launches. Its code is 3-30x
+slower (no vectorisation, every value spilled: saxpy 9x, a sum 30x, Mandelbrot 3x), so only kernels
+whose launch is light get it: `launcher.estimated_work` (iterations, inner loops included) at most
+`QUICK_WORK_LIMIT`, where even 30x slower code loses no more than O3 would cost. A heavier kernel,
+or one whose range is known only at launch (ndarray shapes), is compiled at O3 before its first
+launch, as without tiering. For the light ones, a background thread, the optimiser, runs the O3
+compile in its own LLVM context (`OptimiserThreadState`) and hands the result to the executable,
+which swaps its launch path between two launches. LLVM calls release the GIL, so the optimiser
+works while the user's program runs Python (on 2 cores, also while a kernel runs).
 
 What waits for the optimised tier: the studio's LLVM IR and assembly, the disk cache (it stores
 only optimised code, from the optimiser's thread), AOT export, and `wait_all` (at exit, so no
@@ -34,6 +38,10 @@ import llvmlite.binding as llvm
 from tistudio.backends.llvm.jit import CompiledModule, JitEngine, OptimiserThreadState
 
 log = logging.getLogger("tistudio")
+
+# Estimated iterations of a launch up to which its first launches run quick code: ~1 ns each at
+# O3 and 3-30 ns on the quick tier, so a quick launch loses at most ~30 ms, what O3 costs.
+QUICK_WORK_LIMIT = 1 << 20
 
 
 def tiering_mode() -> str:
