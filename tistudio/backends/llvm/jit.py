@@ -28,7 +28,6 @@ import contextlib
 import re
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
@@ -42,46 +41,15 @@ QUICK_SUFFIX = "__quick"  # the first tier's functions: see `JitEngine.compile_q
 @dataclass
 class OptimiserThreadState:
     """What a thread other than the engine's users needs to compile alone: its own LLVM context
-    (LLVM's global context is not thread-safe) and its own TargetMachine.
+    and its own TargetMachine, so that nothing it makes is shared with the user's thread.
 
-    llvmlite serialises every call into LLVM with one global lock, so a 20 ms optimisation on
-    this thread would hold up the quick compile of the next kernel on the user's thread. LLVM
-    itself needs no lock between threads that share no context, module or TargetMachine, so
-    inside `alone()` this thread's calls skip llvmlite's lock (`_LockSkippedAlone`). Whatever
-    it makes in its context is disposed of there too, before it leaves `alone()`."""
+    Its calls still take llvmlite's global lock, one LLVM call at a time: skipping the lock
+    (tried in 9941373) also skipped it for destructors that Python's garbage collector ran on
+    this thread, of objects in the global context that the user's thread was using; a full
+    test run aborted once with it."""
 
     context: llvm.context.ContextRef
     machine: llvm.TargetMachine
-
-    @contextlib.contextmanager
-    def alone(self) -> Iterator[None]:
-        _install_lock_skipping()
-        _alone.active = True
-        try:
-            yield
-        finally:
-            _alone.active = False
-
-
-_alone = threading.local()  # `active` on a thread inside `OptimiserThreadState.alone()`
-
-
-class _LockSkippedAlone(llvm.ffi._LLVMLock):
-    """llvmlite's global lock, not taken by a thread inside `OptimiserThreadState.alone()`."""
-
-    def __enter__(self) -> None:
-        if not getattr(_alone, "active", False):
-            super().__enter__()
-
-    def __exit__(self, *exc: object) -> None:
-        if not getattr(_alone, "active", False):
-            super().__exit__(*exc)
-
-
-def _install_lock_skipping() -> None:
-    lock = llvm.ffi.lib._lock
-    if type(lock) is llvm.ffi._LLVMLock:
-        lock.__class__ = _LockSkippedAlone
 
 
 @dataclass
@@ -144,7 +112,7 @@ class JitEngine:
         clock = time.perf_counter
         start = clock()
         text = self.module_text(module)
-        with self._lock if thread_state is None else thread_state.alone():
+        with self._lock if thread_state is None else contextlib.nullcontext():
             context = thread_state.context if thread_state else None
             machine = thread_state.machine if thread_state else self.object_machine
             parsed = llvm.parse_assembly(text, context)
@@ -184,11 +152,14 @@ class JitEngine:
             passes.add_instruction_combine_pass()
             passes.add_simplify_cfg_pass()
             tuning = llvm.create_pipeline_tuning_options(speed_level=0)
-            passes.run(parsed, llvm.create_pass_builder(self.quick_machine, tuning))
+            builder = llvm.create_pass_builder(self.quick_machine, tuning)
+            passes.run(parsed, builder)
             optimised_at = clock()
             optimized = str(parsed)
             obj = self.quick_machine.emit_object(parsed)
             emitted_at = clock()
+            for made in (parsed, passes, builder, tuning):
+                made.close()
             addresses = self._load(obj, [name + suffix for name in functions])
         times = (start, parsed_at, optimised_at, emitted_at, clock())
         stages = ("llvm_parse", "llvm_quick_optimise", "quick_machine_code", "load")

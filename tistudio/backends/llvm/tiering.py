@@ -110,7 +110,8 @@ class Optimiser:
     """One background thread compiling kernels at full optimisation, in submission order.
 
     A fork (multiprocessing, a notebook's `!` commands do not) copies the queue but not the
-    thread: the child starts its own thread and compiles again what was queued or under way."""
+    thread: the parent waits for the thread's LLVM call in progress before forking (`_before_fork`),
+    and the child starts its own thread and compiles again what was queued or under way."""
 
     def __init__(self, jit: JitEngine) -> None:
         self.jit = jit
@@ -121,7 +122,11 @@ class Optimiser:
         self._start()
         atexit.register(self.wait_all)
         if hasattr(os, "register_at_fork"):
-            os.register_at_fork(after_in_child=self._after_fork_in_child)
+            os.register_at_fork(
+                before=self._before_fork,
+                after_in_parent=self._release_after_fork,
+                after_in_child=self._after_fork_in_child,
+            )
 
     def submit(self, llvm_ir: str, functions: list[str], opt_level: int) -> OptimisedCode:
         """Queue the O`opt_level` compile of a module's text; its result arrives later."""
@@ -158,7 +163,18 @@ class Optimiser:
                 self._current = None
                 self._changed.notify_all()
 
+    def _before_fork(self) -> None:
+        """Hold the engine's lock and llvmlite's around a fork: a child forked while this
+        thread held one (inside an LLVM call) would wait for it forever."""
+        self.jit._lock.acquire()
+        llvm.ffi.lib._lock.__enter__()
+
+    def _release_after_fork(self) -> None:
+        llvm.ffi.lib._lock.__exit__(None, None, None)
+        self.jit._lock.release()
+
     def _after_fork_in_child(self) -> None:
+        self._release_after_fork()
         self._changed = threading.Condition()
         if self._current is not None:
             self._queue.appendleft(self._current)
