@@ -5,7 +5,7 @@ of a further kernel's compile time; a first tier (`JitEngine.compile_quick`: a f
 fast instruction selection) takes ~4 ms and runs the kernel's first launches. Its code is 3-30x
 slower (no vectorisation, every value spilled: saxpy 9x, a sum 30x, Mandelbrot 3x), so only kernels
 whose launch is light get it: `launcher.estimated_work` (iterations, inner loops included) at most
-`QUICK_WORK_LIMIT`, where even 30x slower code loses no more than O3 would cost. A heavier kernel,
+`QUICK_WORK_LIMIT`, where typical quick code loses about what O3 would cost. A heavier kernel,
 or one whose range is known only at launch (ndarray shapes), is compiled at O3 before its first
 launch, as without tiering. For the light ones, a background thread, the optimiser, runs the O3
 compile in its own LLVM context (`OptimiserThreadState`) and hands the result to the executable,
@@ -40,8 +40,9 @@ from tistudio.backends.llvm.jit import CompiledModule, JitEngine, OptimiserThrea
 log = logging.getLogger("tistudio")
 
 # Estimated iterations of a launch up to which its first launches run quick code: ~1 ns each at
-# O3 and 3-30 ns on the quick tier, so a quick launch loses at most ~30 ms, what O3 costs.
-QUICK_WORK_LIMIT = 1 << 20
+# O3 and typically ~10 ns on the quick tier, so a launch at the limit loses about what O3 costs
+# (~40 ms). The estimate counts a `while` as 256 trips, which is mostly pessimistic.
+QUICK_WORK_LIMIT = 1 << 22
 
 
 def tiering_mode() -> str:
