@@ -19,7 +19,8 @@ instruction selection and register allocation) make usable code in ~4 ms where O
 its functions get a `__quick` suffix, so that the optimised module of the same kernel, loaded
 into the same engine later, defines its symbols without a clash. `compile` can run on another
 thread than the engine's users when given an `OptimiserThreadState` (its own LLVM context and
-TargetMachine): only loading the object into the engine takes the lock.
+TargetMachine): only loading the object into the engine takes the engine's lock (llvmlite's
+own global lock is still taken by each LLVM call, see `OptimiserThreadState`).
 """
 
 from __future__ import annotations
@@ -108,7 +109,8 @@ class JitEngine:
     ) -> CompiledModule:
         """Optimise `module`, emit its object code and load it; return the addresses of
         `functions` (and the object code, for the disk cache). With a `thread_state`, parsing,
-        optimising and code generation run in that state's LLVM context, outside the lock."""
+        optimising and code generation run in that state's LLVM context, outside the engine's
+        lock."""
         clock = time.perf_counter
         start = clock()
         text = self.module_text(module)
