@@ -58,3 +58,15 @@ def test_unsubscribed_listener_hears_nothing_and_errors_do_not_propagate() -> No
     local.publish("launched", n=2)
     assert [e.data["n"] for e in heard] == [1]
     assert len(local.errors) == 2 and not local.wants("compiled")
+
+
+def test_kinds_lists_the_kinds_somebody_listens_to() -> None:
+    local = EventBus()
+    assert local.kinds == frozenset()
+    stop_launched = local.subscribe("launched", lambda event: None)
+    stop_compiled = local.subscribe("compiled", lambda event: None)
+    assert local.kinds == {"launched", "compiled"}
+    stop_launched()
+    assert local.kinds == {"compiled"}
+    stop_compiled()
+    assert not local.kinds

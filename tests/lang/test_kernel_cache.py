@@ -102,3 +102,68 @@ def test_compile_report_checks_its_arguments_like_a_call() -> None:
         fill.compile_report()
     report = fill.compile_report(x, value=2.0)  # keywords bind as in a call
     assert "fill" in report.name and report.passes
+
+
+# --- the fast path of a call (a signature seen before) checks what the key does not ---------
+
+
+def test_a_repeated_call_still_checks_an_arrays_element_axes() -> None:
+    @ti.kernel
+    def third(a: ti.types.ndarray(dtype=ti.math.vec3, ndim=1)) -> ti.f32:
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += a[i][2]
+        return s
+
+    good = np.zeros((4, 3), np.float32)
+    good[:, 2] = 5
+    assert third(good) == 20
+    with pytest.raises(ValueError, match=r"must end with axes \(3,\).*got shape \(4, 4\)"):
+        third(np.zeros((4, 4), np.float32))  # the same dtype and ndim as `good`
+    assert third(good) == 20
+
+
+def test_a_repeated_call_still_rejects_a_non_contiguous_array() -> None:
+    @ti.kernel
+    def total(a: ti.types.ndarray()) -> ti.f32:
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += a[i]
+        return s
+
+    a = np.arange(8, dtype=np.float32)
+    assert total(a) == 28
+    with pytest.raises(ValueError, match="non-contiguous"):
+        total(a[::2])  # a view: a new object of the same dtype and ndim
+    assert total(a[::2].copy()) == 12
+    assert [(r["hits"], r["misses"]) for r in total.cache_info()] == [(2, 1)]
+
+
+def test_an_array_whose_dtype_changes_in_place_is_keyed_again() -> None:
+    @ti.kernel
+    def first(a: ti.types.ndarray()) -> ti.f32:
+        return a[0]
+
+    a = np.full(2, 3.0, np.float32)
+    assert first(a) == 3.0
+    a.dtype = np.int32  # the same object, now int32: not the float kernel's array any more
+    assert first(a) == np.float32(3.0).view(np.int32)
+    assert [r["signature"] for r in first.cache_info()] == [
+        "a: ndarray[float32, 1d]",
+        "a: ndarray[int32, 1d]",
+    ]
+
+
+def test_ti_ndarray_containers_take_the_fast_path_unwrapped() -> None:
+    @ti.kernel
+    def fill(a: ti.types.ndarray(), v: ti.f32):
+        for i in range(a.shape[0]):
+            a[i] = v
+
+    a, b = ti.ndarray(ti.f32, 4), ti.ndarray(ti.f32, 4)
+    for v in (1.0, 2.0, 3.0):
+        fill(a, v)
+        fill(b, -v)
+    np.testing.assert_array_equal(a.to_numpy(), [3.0] * 4)
+    np.testing.assert_array_equal(b.to_numpy(), [-3.0] * 4)
+    assert [(r["hits"], r["misses"]) for r in fill.cache_info()] == [(5, 1)]

@@ -8,6 +8,7 @@ use; `kernel.cache_info()` returns them and the "compiled"/"launched" events pub
 
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 import time
@@ -16,6 +17,8 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from tistudio.events import bus
 from tistudio.frontend.errors import TaichiSyntaxError
@@ -140,7 +143,7 @@ class Kernel:
         self._parsed: ParsedFunction | None = None
         self._cache: dict[tuple, CacheEntry] = {}
         # calls whose template arguments are all fields skip the full key (see `_lookup`)
-        self._fast: dict[tuple, CacheEntry] = {}
+        self._fast: dict[tuple, tuple[CacheEntry, Callable[[tuple], Any]]] = {}
         self._fast_key: Callable[[tuple], tuple] | None = None
         self._program: Any = None
         self._counter = -1
@@ -192,14 +195,31 @@ class Kernel:
             self._reset_for(program)
         if program.has_pending_fields:
             program.materialize()
+        fast_key = self._fast_key
+        hit = self._fast.get(fast_key(args)) if fast_key is not None else None
+        if hit is None:
+            return self._call_slowly(args, program)
+        entry, pick = hit  # fields, scalars, NumPy arrays and ti.ndarrays seen before
+        entry.hits += 1
+        entry.last_use = time.time()
+        runtime_args = pick(args)
+        returned = entry.instance.launch(runtime_args, program.root_addresses)
+        if bus.kinds:
+            _publish_launch(self, entry, runtime_args)
+        return args_.returned_values(returned, entry)
+
+    def _call_slowly(self, args: tuple, program: Any) -> Any:
+        """A call the fast path of `__call__` does not know: the first of its signature, or one
+        with tensors or DLPack producers (converted to NumPy arrays, written back after)."""
         specs = self._specs_cached
         write_backs = None
         if self._array_positions:  # tensors / DLPack producers -> C-contiguous NumPy arrays
             args, write_backs = convert_array_args(args, self._array_positions)
-        entry = self._fast.get(self._fast_key(args)) if self._fast_key else None
-        if entry is None:
+        hit = self._fast.get(self._fast_key(args)) if self._fast_key is not None else None
+        if hit is None:
             entry = self._lookup(args, specs, program)
         else:
+            entry = hit[0]
             entry.hits += 1
         entry.last_use = time.time()
         if entry.pick is not None:  # fields and scalars only: the args themselves
@@ -209,7 +229,7 @@ class Kernel:
         returned = entry.instance.launch(runtime_args, program.root_addresses)
         if write_backs is not None:  # copies of non-contiguous / non-CPU tensors go back now
             write_backs()
-        if bus.wants("launched") or bus.wants("field_written"):
+        if bus.kinds:
             _publish_launch(self, entry, runtime_args)
         return args_.returned_values(returned, entry)
 
@@ -228,11 +248,28 @@ class Kernel:
             entry = self._instantiate(key, args, specs, program)
         else:
             entry.hits += 1
-        if self._fast_key is not None and all(
-            hasattr(args[i], "_ti_place_snode") for i, s in enumerate(specs) if s.kind == "template"
-        ):
-            self._fast[self._fast_key(args)] = entry
+        if self._fast_key is not None:
+            self._remember_fast(args, specs, entry)
         return entry
+
+    def _remember_fast(self, args: tuple, specs: list[ParamSpec], entry: CacheEntry) -> None:
+        """File `entry` under the cheap key of `_fast_key_function` when every template argument
+        is a field and every array a NumPy array or a ti.ndarray, with how to pick the runtime
+        arguments from such a call: the arguments themselves for fields, scalars and NumPy
+        arrays (whose layout the executable checks), unwrapped for ti.ndarrays."""
+        kinds = [s.kind for s in specs]
+        if not all(hasattr(a, "_ti_place_snode") for a, k in zip(args, kinds) if k == "template"):
+            return
+        arrays = [a for a, k in zip(args, kinds) if k == "ndarray"]
+        if not all(type(a) is np.ndarray or hasattr(a, "_ti_numpy_storage") for a in arrays):
+            return
+        if entry.pick is not None:
+            pick = entry.pick
+        elif entry.flat_args and all(type(a) is np.ndarray for a in arrays):
+            pick = _picker(entry.runtime_positions)
+        else:
+            pick = functools.partial(_unwrapped_args, entry, specs)
+        self._fast[self._fast_key(args)] = (entry, pick)
 
     def _reset_for(self, program: Any) -> None:
         self._program = program
@@ -423,30 +460,42 @@ def _picker(positions: tuple[int, ...]) -> Callable[[tuple], tuple]:
 
 def _fast_key_function(specs: list[ParamSpec]) -> Callable[[tuple], tuple] | None:
     """A cheap key for calls whose template arguments are all fields: the template objects
-    themselves (fields hash and compare by identity, as the full key does), plus the type,
-    dtype and dimensions of each ndarray argument. None for kernels with other argument kinds."""
+    themselves (fields hash and compare by identity, as the full key does), plus, per ndarray
+    argument, a NumPy array's dtype and dimensions (its element axes, where the parameter
+    declares them), or the type, dtype, dimensions and element shape of anything else. None for
+    kernels with other argument kinds."""
     if any(s.kind not in ("template", "scalar", "ndarray") for s in specs):
         return None
     templates = tuple(i for i, s in enumerate(specs) if s.kind == "template")
-    arrays = tuple(i for i, s in enumerate(specs) if s.kind == "ndarray")
+    arrays = tuple((i, len(s.element_shape)) for i, s in enumerate(specs) if s.kind == "ndarray")
     pick = _picker(templates)
     if not arrays:
         return pick
+    ndarray = np.ndarray
 
     def key(args: tuple) -> tuple:
-        return pick(args) + tuple(
-            [
-                (
-                    type(args[i]),
-                    getattr(args[i], "dtype", None),
-                    getattr(args[i], "ndim", None),
-                    getattr(args[i], "element_shape", None),
+        parts = []
+        for i, element_axes in arrays:
+            a = args[i]
+            if type(a) is ndarray:
+                parts.append(a.dtype)
+                parts.append(a.shape[a.ndim - element_axes :] if element_axes else a.ndim)
+            else:
+                parts.append(
+                    (
+                        type(a),
+                        getattr(a, "dtype", None),
+                        getattr(a, "ndim", None),
+                        getattr(a, "element_shape", None),
+                    )
                 )
-                for i in arrays
-            ]
-        )
+        return pick(args) + tuple(parts)
 
     return key
+
+
+def _unwrapped_args(entry: CacheEntry, specs: list[ParamSpec], args: tuple) -> Any:
+    return args_.runtime_args(entry, args, specs)
 
 
 def _publish_launch(kernel_obj: Kernel, entry: CacheEntry, args: Any = ()) -> None:

@@ -292,4 +292,8 @@ def _check_array(param: Param, dtype: np.dtype, arr: Any) -> None:
             f"got {arr.ndim}-d {arr.dtype}"
         )
     if not (arr.flags.c_contiguous and arr.flags.aligned):
-        raise ValueError(f"argument {param.name!r} must be C-contiguous and aligned")
+        what = "an unaligned" if arr.flags.c_contiguous else "a non-contiguous"
+        raise ValueError(
+            f"argument {param.name!r} must be C-contiguous and aligned, got {what} array: "
+            "pass np.ascontiguousarray(...)"
+        )

@@ -68,6 +68,7 @@ class GpuExecutable:
         self.ret_types = list(kernel.ret_types)
         self._num_params = len(kernel.params)
         self._arrays = [k for k, p in enumerate(kernel.params) if p.kind == "ndarray"]
+        self._param_names = [p.name for p in kernel.params]
         self._variants: dict[tuple[int, ...], list[tuple[TaskShader, Any, Any]]] = {}
         self._arg_buffers: dict[int, Any] = {}
         self._bind_groups: dict[tuple, Any] = {}
@@ -152,8 +153,13 @@ class GpuExecutable:
             return self._returns()
 
     def _upload(self, k: int, arr: Any) -> Any:
-        if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
-            raise TypeError(f"argument {k} of {self.name!r} must be a C-contiguous numpy array")
+        if not isinstance(arr, np.ndarray):
+            raise TypeError(f"argument {self._param_names[k]!r} must be a numpy array")
+        if not arr.flags.c_contiguous:
+            raise ValueError(
+                f"argument {self._param_names[k]!r} must be C-contiguous, got a non-contiguous "
+                "array: pass np.ascontiguousarray(...)"
+            )
         nbytes = arr.nbytes
         buffer = self._arg_buffers.get(k)
         if buffer is None or buffer.size < nbytes:
