@@ -9,13 +9,17 @@ wraps the body in a one-trip `while` loop so that `return` can `break` out of it
 from __future__ import annotations
 
 import ast
-import inspect
 from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import Scope
-from tistudio.frontend.source import ParsedFunction, function_globals, resolve_annotation
+from tistudio.frontend.source import (
+    ParsedFunction,
+    function_globals,
+    resolve_annotation,
+    signature_of,
+)
 from tistudio.frontend.values import ExprVector, StructValue, StructVar, VectorVar
 from tistudio.ir import frontend as fe
 from tistudio.ir.stmt import Block
@@ -76,7 +80,7 @@ class FuncsMixin:
             )
         parsed = func_obj._ti_parsed()
         try:
-            bound = inspect.signature(fn).bind(*args, **kwargs)
+            bound = signature_of(fn).bind(*args, **kwargs)
         except TypeError as e:
             raise TaichiSyntaxError(f"calling ti.func '{fn.__name__}': {e}", loc) from None
         bound.apply_defaults()

@@ -9,7 +9,6 @@ current block. Statements and expressions live in their own mixins; this class h
 from __future__ import annotations
 
 import ast
-import inspect
 import numbers
 from typing import Any
 
@@ -22,6 +21,7 @@ from tistudio.frontend.matrix import BoundMatrixMethod, MatrixMixin
 from tistudio.frontend.operators import Operators, is_runtime
 from tistudio.frontend.printing import PrintingMixin
 from tistudio.frontend.scope import Scope
+from tistudio.frontend.source import signature_of
 from tistudio.frontend.statements import StatementsMixin
 from tistudio.frontend.structs import StructsMixin
 from tistudio.frontend.values import BoundStructMethod, ExprVector, LoopConfig, StructValue
@@ -254,7 +254,7 @@ def check_arguments(
     """A builtin called with arguments it does not take is the user's mistake (`ti.static()`),
     reported at the call, not as a Python TypeError from inside the compiler."""
     try:
-        inspect.signature(fn).bind(t, loc, *args, **kwargs)
+        signature_of(fn).bind(t, loc, *args, **kwargs)
     except TypeError as e:
         raise TaichiSyntaxError(f"ti.{name}(): {e}", loc) from None
 

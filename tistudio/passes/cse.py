@@ -10,7 +10,6 @@ between them.
 
 from __future__ import annotations
 
-from collections import ChainMap
 from collections.abc import Hashable
 from dataclasses import fields
 
@@ -19,18 +18,22 @@ from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.passes.context import PassContext
 from tistudio.passes.util import PURE_STATEMENTS, erase_all, is_pure, redirect_operands
 
-Table = ChainMap[Hashable, Stmt]
+Table = dict[Hashable, Stmt]
 
 
 def run(kernel: Kernel, ctx: PassContext) -> bool:
     replaced: dict[Stmt, Stmt] = {}
-    _visit(kernel.body, ChainMap(), replaced)
+    _visit(kernel.body, {}, replaced)
     erase_all(replaced)
     return bool(replaced)
 
 
 def _visit(block: Block, table: Table, replaced: dict[Stmt, Stmt]) -> None:
-    """Number the pure statements of `block` in `table` (one scope per block), merging repeats."""
+    """Number the pure statements of `block` in `table`, merging repeats. The table is one
+    scoped dictionary: what a block adds is removed when the walk leaves it (a key found in
+    an enclosing block is merged, never added again, so removing cannot uncover a shadowed
+    entry); a ChainMap per block cost a Python-level loop on every lookup."""
+    added: list[Hashable] = []
     for stmt in block.stmts:
         redirect_operands(stmt, replaced)  # so that a repeat of a repeat is found as well
         if is_pure(stmt):
@@ -40,10 +43,14 @@ def _visit(block: Block, table: Table, replaced: dict[Stmt, Stmt]) -> None:
                 replaced[stmt] = earlier
                 continue
             table[key] = stmt
-        for inner in stmt.blocks():
+            added.append(key)
+        if stmt.block_fields:
             # a task is compiled on its own: it must not use values of the code around it
-            scope = ChainMap() if isinstance(stmt, Offloaded) else table.new_child()
-            _visit(inner, scope, replaced)
+            inner_table = {} if isinstance(stmt, Offloaded) else table
+            for inner in stmt.blocks():
+                _visit(inner, inner_table, replaced)
+    for key in added:
+        del table[key]
 
 
 def _key(stmt: Stmt) -> Hashable:
