@@ -4,6 +4,9 @@ it produces are vectorised."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -91,3 +94,63 @@ def test_transcendentals_vectorise_through_libmvec_with_fast_math(tiered_backend
         y = x.copy()
         ex.launch([y], [])
         np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-6)
+
+
+# Loads kernels after fencing the pages past the first kernel's code and reserving 8 GiB below
+# them, so that the next code block lands >2 GiB from the constants' block still in use: with
+# LLVM's SectionMemoryManager, sections of one object came from separate blocks and a
+# RIP-relative load of a constant failed RuntimeDyld's assertion, aborting the process (seen
+# once in ~2 full test runs, at random points).
+FAR_BLOCKS = r"""
+import ctypes
+from tistudio.backends.llvm.jit import JitEngine
+
+jit = JitEngine()
+
+def module(name, repeats):
+    lines = [f"define float @{name}(float %x) {{", "entry:"]
+    value = "%x"
+    for i in range(repeats):  # constants of a float multiply and add: a constant pool
+        lines.append(f"  %a{i} = fmul float {value}, 0x3FF3333340000000")
+        lines.append(f"  %b{i} = fadd float %a{i}, 0x400921FB60000000")
+        value = f"%b{i}"
+    return "\n".join(lines + [f"  ret float {value}", "}"])
+
+libc = ctypes.CDLL(None)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_long]
+ANON_NORESERVE, FIXED_NOREPLACE, PAGE = 0x2 | 0x20 | 0x4000, 0x100000, 4096
+
+def reserve(size, at=None):
+    flags = ANON_NORESERVE | (FIXED_NOREPLACE if at else 0)
+    return libc.mmap(at, size, 0, flags, -1, 0)  # PROT_NONE: address space, no memory
+
+first = jit.compile_quick(module("f0", 1), ["f0"], suffix="").addresses[0]
+for k in range(1, 4096):
+    reserve(PAGE, (first & ~(PAGE - 1)) + k * PAGE)
+reserve(8 << 30)
+far = 0
+for i in range(1, 300):
+    compiled = jit.compile_quick(module(f"f{i}", 200), [f"f{i}"], suffix="")
+    address = compiled.addresses[0]
+    far += abs(address - first) > 1 << 31
+    fn = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float)(address)
+    want = 1.0
+    for _ in range(200):
+        want = want * 1.2000000476837158 + 3.1415927410125732  # the constants, as f32
+    assert abs(fn(1.0) - want) <= 1e-4 * want, (fn(1.0), want)  # f32 rounding differs
+print("far", far)
+"""
+
+
+def test_code_and_its_constants_stay_within_reach_however_far_memory_drifts():
+    done = subprocess.run(
+        [sys.executable, "-c", FAR_BLOCKS],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).parents[3],
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout.split()[-1]) > 0  # some code really was loaded >2 GiB away

@@ -20,7 +20,7 @@ from typing import Any
 from tistudio.backends.llvm.codegen import build_module
 from tistudio.backends.llvm.context import ContextLayout
 from tistudio.backends.llvm.executable import CpuExecutable
-from tistudio.backends.llvm.jit import JitEngine
+from tistudio.backends.llvm.jit import CODE_MODEL, RELOC_MODEL, JitEngine
 from tistudio.backends.llvm.launcher import build_launcher, estimated_work
 from tistudio.backends.llvm.native_pool import NATIVE_GRAIN, NativeThreadPool
 from tistudio.backends.llvm.runtime_ir import native_pool_supported
@@ -150,6 +150,7 @@ class CpuBackend:
                 f"grain={self.grain}",
                 f"libmvec={jit.vector_library}",
                 f"quick={self.tiering == 'quick'}",
+                f"code={CODE_MODEL}/{RELOC_MODEL}",
             )
         )
         return self._fingerprint

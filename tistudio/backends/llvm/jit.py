@@ -1,11 +1,21 @@
 """LLVM module -> native code: parse, verify, optimise, emit an object file, load it into MCJIT.
 
 One `JitEngine` holds the process's TargetMachines and one MCJIT engine. Every module is
-optimised, turned into a relocatable object file (position independent, small code model) and
-that object is loaded into the engine, whose RuntimeDyld links it against the process (libm,
-libmvec, the thread pool). Going through an object file costs nothing extra over MCJIT's own
-code generation, and the same bytes can go to the disk cache: loading them back
-(`load_object`) takes about a millisecond where compiling took tens. The TargetMachines get the
+optimised, turned into a relocatable object file and that object is loaded into the engine,
+whose RuntimeDyld links it against the process (libm, libmvec, the thread pool). Going through
+an object file costs nothing extra over MCJIT's own code generation, and the same bytes can go
+to the disk cache: loading them back (`load_object`) takes about a millisecond where compiling
+took tens.
+
+Objects use the large code model with static relocations (`CODE_MODEL`, `RELOC_MODEL`): every
+address is a 64-bit absolute that RuntimeDyld writes at load time. RuntimeDyld's memory manager
+takes an object's code, constants and unwind tables from separate blocks, which drift apart as
+a process maps and unmaps memory; with the small code model a RIP-relative load of a constant
+could then be >2 GiB away, and RuntimeDyld's `isInt<32>(RealOffset)` assertion aborted the
+process (about one full test run in two). llvmlite's own memory manager, which keeps an
+object's sections together, refuses the thread pool's runtime object on x86-64 ("All memory
+must be pre-allocated"). The cost: a constant's or function's address is a `movabs`, hoisted
+out of loops. The TargetMachines get the
 host's CPU name and features, so the loop and SLP vectorisers use AVX2/AVX-512 where the machine
 has them.
 
@@ -37,6 +47,7 @@ from llvmlite import ir
 from tistudio.backends.llvm.vecmath import VectorLibrary
 
 QUICK_SUFFIX = "__quick"  # the first tier's functions: see `JitEngine.compile_quick`
+CODE_MODEL, RELOC_MODEL = "large", "static"  # see the module docstring
 
 
 @dataclass
@@ -90,7 +101,7 @@ class JitEngine:
         self.target_machine = target.create_target_machine(
             cpu=self.cpu_name, features=self.cpu_features, opt=3, jit=True
         )
-        # objects for RuntimeDyld (and the disk cache): position independent, small code model
+        # objects for RuntimeDyld (and the disk cache): see CODE_MODEL
         self.object_machine = self.object_target_machine(3)
         self.quick_machine = self.object_target_machine(0)  # the first tier's code generator
         self.data_layout = str(self.object_machine.target_data)
@@ -179,7 +190,11 @@ class JitEngine:
         """A new TargetMachine for relocatable objects of this CPU (one per thread that emits)."""
         target = llvm.Target.from_triple(self.triple)
         return target.create_target_machine(
-            cpu=self.cpu_name, features=self.cpu_features, opt=opt, reloc="pic", codemodel="default"
+            cpu=self.cpu_name,
+            features=self.cpu_features,
+            opt=opt,
+            reloc=RELOC_MODEL,
+            codemodel=CODE_MODEL,
         )
 
     def load_object(self, obj: bytes, functions: list[str]) -> CompiledModule:
@@ -216,7 +231,7 @@ class JitEngine:
 
     def emit_assembly(self, llvm_ir: str) -> str:
         with self._lock:
-            return self.target_machine.emit_assembly(llvm.parse_assembly(llvm_ir))
+            return self.object_machine.emit_assembly(llvm.parse_assembly(llvm_ir))
 
 
 def _stage_ms(names: tuple[str, ...], times: tuple[float, ...]) -> dict[str, float]:

@@ -23,6 +23,7 @@ from pathlib import Path
 import llvmlite.binding as llvm
 
 from tistudio.backends.llvm import runtime_ir as rt
+from tistudio.backends.llvm.jit import CODE_MODEL, RELOC_MODEL
 
 FOLDER = Path(__file__).resolve().parent / "runtime_objects"
 BASELINE_CPU = {"x86_64": "x86-64", "amd64": "x86-64", "aarch64": "generic", "arm64": "generic"}
@@ -33,7 +34,7 @@ def _baseline_machine() -> llvm.TargetMachine:
     llvm.initialize_native_asmprinter()
     target = llvm.Target.from_triple(llvm.get_process_triple())
     cpu = BASELINE_CPU.get(platform.machine().lower(), "generic")
-    return target.create_target_machine(cpu=cpu, opt=3, reloc="pic", codemodel="default")
+    return target.create_target_machine(cpu=cpu, opt=3, reloc=RELOC_MODEL, codemodel=CODE_MODEL)
 
 
 def runtime_ir_text(machine: llvm.TargetMachine | None = None) -> str:
@@ -45,7 +46,8 @@ def runtime_ir_text(machine: llvm.TargetMachine | None = None) -> str:
 
 
 def object_path(ir_text: str) -> Path:
-    digest = hashlib.sha256(ir_text.encode()).hexdigest()[:20]
+    compiled_as = f"{ir_text}|{CODE_MODEL}|{RELOC_MODEL}"  # the same IR, other code: other name
+    digest = hashlib.sha256(compiled_as.encode()).hexdigest()[:20]
     return FOLDER / f"{platform.machine().lower()}-{digest}.o"
 
 
