@@ -167,3 +167,30 @@ def test_ti_ndarray_containers_take_the_fast_path_unwrapped() -> None:
     np.testing.assert_array_equal(a.to_numpy(), [3.0] * 4)
     np.testing.assert_array_equal(b.to_numpy(), [-3.0] * 4)
     assert [(r["hits"], r["misses"]) for r in fill.cache_info()] == [(5, 1)]
+
+
+def test_the_garbage_collector_pauses_while_a_kernel_compiles() -> None:
+    import gc
+
+    seen: list[bool] = []
+
+    def collector_state() -> int:  # runs while the kernel compiles (ti.static)
+        seen.append(gc.isenabled())
+        return 1
+
+    @ti.kernel
+    def k() -> ti.i32:
+        return ti.static(collector_state())
+
+    assert gc.isenabled()
+    assert k() == 1 and seen == [False] and gc.isenabled()
+    gc.disable()  # the program's own choice is left as it is
+    try:
+
+        @ti.kernel
+        def k2() -> ti.i32:
+            return ti.static(collector_state())
+
+        assert k2() == 1 and seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()
