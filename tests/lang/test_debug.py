@@ -186,12 +186,19 @@ def test_local_vector_checks_run_where_the_access_runs(arch) -> None:  # noqa: A
     def literal(k: ti.u8) -> ti.i32:
         return ti.Vector([1, 2, 3])[k]
 
+    @ti.kernel
+    def long_literal(k: ti.u8) -> ti.i32:  # too long a source to quote in the message
+        return ti.Vector([1000, 2000, 3000, 4000, 5000, 6000, 7000])[k]
+
     assert guarded(5) == 0 and guarded(1) == 1
     assert "Accessing vector 'v' of size 4 with index 4" in _raises(bump, 2, 3)
     assert bump(1, 3) == 40
     assert bump.compile_report(1, 3).passes[-1].ir_text.count(" assert ") == 1  # read and write
-    assert "Accessing a vector of size 3 with index 200" in _raises(literal, 200)
+    assert "Accessing vector 'ti.Vector([1, 2, 3])' of size 3 with index 200" in _raises(
+        literal, 200
+    )
     assert literal(2) == 3
+    assert "Accessing a vector of size 7 with index 9" in _raises(long_literal, 9)
 
 
 @pytest.mark.parametrize("arch", ARCHES)
@@ -209,8 +216,8 @@ def test_run_time_component_of_a_field_element_is_checked_for_reads_and_writes(a
 
     message = _raises(put, 1, 3)
     assert message.startswith(f"(kernel=put, line {_line_of(put.fn, 'f[i][k] = 5')}) ")
-    assert "Accessing a vector of size 3 with index 3" in message
-    assert "Accessing a vector of size 3 with index -1" in _raises(get, 1, -1)
+    assert "Accessing vector 'f[i]' of size 3 with index 3" in message
+    assert "Accessing vector 'f[i]' of size 3 with index -1" in _raises(get, 1, -1)
     assert f.to_numpy().sum() == 0  # the failed write wrote nothing
     put(1, 2)
     assert get(1, 2) == 5 and f.to_numpy().sum() == 5

@@ -9,6 +9,7 @@ variable holding a whole vector is one tensor-typed `alloca` (`VectorVar`), so t
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from typing import Any
 
@@ -74,9 +75,10 @@ class MatrixMixin:
         dtype = vv.var.dtype.element  # type: ignore[union-attr]
         self.emit(fe.FrontendAssign(target, self.matrix_expr(value, dtype, loc), loc=loc))
 
-    def vector_var_element(self, vv: VectorVar, index: Any, loc: Any) -> Any:
+    def vector_var_element(self, vv: VectorVar, index: Any, loc: Any, label: str = "") -> Any:
         """`v[i]` / `m[i, j]` / `m[i]` (row i) on a vector variable: lvalues, maybe at run-time
-        indices. Constant indices are checked now; run-time ones in debug mode, when run."""
+        indices. Constant indices are checked now; run-time ones in debug mode, when run, with
+        errors naming the variable (or `label`, the source of a temporary's value)."""
         keys = list(index) if isinstance(index, tuple) else [index]
         is_row = len(vv.shape) == 2 and len(keys) == 1
         if len(keys) != len(vv.shape) and not is_row:
@@ -84,7 +86,7 @@ class MatrixMixin:
         for key, n in zip(keys, vv.shape):
             if not is_runtime(key):
                 _check_bounds(key, n, loc)
-        check = self.index_check(vv.var.name, vv.shape, keys, loc)
+        check = self.index_check(label or vv.var.name, vv.shape, keys, loc)
         if is_row:
             cols = range(vv.shape[1])
             return ExprVector([self.element_ptr(vv, [keys[0], j], check, loc) for j in cols])
@@ -131,7 +133,7 @@ class MatrixMixin:
         args = [self.ops.const(k, loc) for k in keys]
         return fe.FrontendAssert(self.ops.truth(cond, loc), message, args, loc=loc)
 
-    def picked_element(self, value: ExprVector, index: Any, loc: Any) -> Any:
+    def picked_element(self, value: ExprVector, index: Any, loc: Any, label: str = "") -> Any:
         """`x[i][k]` as a place to write, `k` known at run time and `x[i]` a field or ndarray
         element (see `PickedElement`); `x[i][k]` of a matrix is a row of them."""
         keys = list(index) if isinstance(index, tuple) else [index]
@@ -141,7 +143,7 @@ class MatrixMixin:
         for key, n in zip(keys, value.shape):
             if not is_runtime(key):
                 _check_bounds(key, n, loc)
-        check = self.index_check("", value.shape, keys, loc)
+        check = self.index_check(label, value.shape, keys, loc)
         if check is not None:
             self.emit(check)
         if is_row:
@@ -180,12 +182,13 @@ class MatrixMixin:
         self.write_picked(picked, update, loc)
         return fe.IdExpr(old, dtype=dtype, loc=loc)
 
-    def matrix_element(self, value: ExprVector, index: Any, loc: Any) -> Any:
-        """`v[i]` / `m[i, j]` / `m[i]` (a row) with compile-time indices."""
+    def matrix_element(self, value: ExprVector, index: Any, loc: Any, label: str = "") -> Any:
+        """`v[i]` / `m[i, j]` / `m[i]` (a row); at run-time indices through a temporary, whose
+        debug errors name `label` (the source of `value`)."""
         keys = list(index) if isinstance(index, tuple) else [index]
         if any(is_runtime(k) for k in keys):
             var = self.declare_matrix("", value, loc)
-            return self.vector_var_element(var, index, loc)
+            return self.vector_var_element(var, index, loc, label)
         if value.is_matrix and len(keys) == 1:
             _check_bounds(keys[0], value.shape[0], loc)
             return ExprVector(value.row(keys[0]))
@@ -245,6 +248,12 @@ class BoundMatrixMethod:
 
     def __init__(self, name: str, value: ExprVector) -> None:
         self.name, self.value = name, value
+
+
+def source_label(node: ast.expr) -> str:
+    """The source of `node` (`f[i]`) to name it in an error; "" when longer than a name."""
+    text = ast.unparse(node)
+    return text if len(text) <= 40 else ""
 
 
 def _check_bounds(index: Any, n: int, loc: Any) -> None:
