@@ -157,3 +157,27 @@ def test_verifier_rejects_operand_from_a_sibling_block() -> None:
     kernel.body.append(BinaryOp(BinaryOpType.add, stmt, stmt, ret_type=i32))
     with pytest.raises(AssertionError, match="not defined before use"):
         verify(kernel)
+
+
+def _operands_by_fields(stmt) -> list:  # noqa: ANN001 — what `operand_fields` declare
+    out = []
+    for name in stmt.operand_fields:
+        value = getattr(stmt, name)
+        if isinstance(value, list):
+            out.extend(value)
+        elif value is not None:
+            out.append(value)
+    return out
+
+
+def test_operands_specialised_per_class_read_every_declared_field() -> None:
+    from tistudio.ir import walk
+
+    stmts = list(walk(parse_ir(COMPOSITE).body))
+    for line in filter(None, SAMPLES.values()):
+        stmts.extend(walk(parse_ir(f"kernel {{\n  <i32> $0 = const 1\n  {line}\n}}").body))
+    seen = {type(s) for s in stmts}
+    assert seen == set(ALL_STATEMENTS)  # every statement kind is in the samples
+    for stmt in stmts:
+        assert stmt.operands() == _operands_by_fields(stmt), type(stmt).__name__
+    assert any(len(s.operands()) >= 3 for s in stmts)  # a list field spread (print, assert)

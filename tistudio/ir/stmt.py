@@ -10,11 +10,51 @@ verifier.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import operator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from tistudio.ir.types import DataType
+
+
+def _operand_reader(cls: type[Stmt]) -> Callable[[Stmt], list[Stmt]]:
+    """`cls.operands`, specialised to its `operand_fields`: every pass asks each statement
+    for its operands, often several times (~2,500 calls per compile of a 20-line kernel), and
+    the generic loop with a getattr and an isinstance per field cost 0.5 us a call. A field
+    whose annotation is a list is spread; None is left out where an annotation allows it."""
+    names = cls.operand_fields
+    kinds = _annotations(cls)
+    lists = {n for n in names if "list" in kinds.get(n, "")}
+    if not names:
+        return lambda stmt: []
+    if lists:
+        return lambda stmt: _operands_with_lists(stmt, names, lists)
+    get = operator.attrgetter(*names)
+    if len(names) == 1:
+        return lambda stmt: [] if (v := get(stmt)) is None else [v]
+    if any("None" in kinds.get(n, "") for n in names):
+        return lambda stmt: [v for v in get(stmt) if v is not None]
+    return lambda stmt: list(get(stmt))
+
+
+def _annotations(cls: type) -> dict[str, str]:
+    """Each field's annotation as text, the class's own over its bases'."""
+    found: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        found.update({k: str(v) for k, v in klass.__dict__.get("__annotations__", {}).items()})
+    return found
+
+
+def _operands_with_lists(stmt: Stmt, names: tuple[str, ...], lists: set[str]) -> list[Stmt]:
+    out: list[Stmt] = []
+    for name in names:
+        value = getattr(stmt, name)
+        if name in lists:
+            out.extend(value)
+        elif value is not None:
+            out.append(value)
+    return out
 
 
 @dataclass(frozen=True)
@@ -43,6 +83,11 @@ class Stmt:
     syntax: ClassVar[str] = ""
     is_void: ClassVar[bool] = False  # prints as `$3 : ...` and has no value
     has_side_effects: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "operand_fields" in cls.__dict__:
+            cls.operands = _operand_reader(cls)  # type: ignore[method-assign]
 
     def __post_init__(self) -> None:
         for name, _ in self.block_fields:
