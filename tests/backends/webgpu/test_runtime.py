@@ -102,21 +102,6 @@ def test_ndarrays_upload_and_write_back(gpu):
     axpy(1.0, x[:2].copy(), y[:2].copy())  # another shape reuses the kernel
 
 
-def test_a_non_contiguous_array_is_refused_on_every_call(gpu):
-    @ti.kernel
-    def total(a: ti.types.ndarray()) -> ti.f32:
-        s = 0.0
-        for i in range(a.shape[0]):
-            s += a[i]
-        return s
-
-    a = np.arange(8, dtype=np.float32)
-    assert total(a) == 28
-    with pytest.raises(ValueError, match="argument 'a' must be C-contiguous, got a non-contig"):
-        total(a[::2])  # the same dtype and ndim as `a`: the call's cheap key matches
-    assert total(a[::2].copy()) == 12
-
-
 def test_returns_of_several_types(gpu):
     @ti.kernel
     def values(a: ti.i8, b: ti.f64) -> (ti.i8, ti.f64, ti.u1):
