@@ -78,6 +78,48 @@ def unroll_contiguous(text: str, factor: int) -> str:
     return text[:start] + new + text[end:]
 
 
+_ADDRESS = re.compile(r"let (s\d+): u32 = ([^;]*);")
+_TERM = re.compile(r"^(?:(s\d+)|(\d+)u|u32\((s\d+)\) \* (\d+)u)$")
+
+
+def word_indices(text: str) -> str:
+    """The shader with its addresses computed in 4-byte words instead of bytes: each address
+    `let` made of byte offsets, constants and `u32(x) * size` terms (all multiples of 4, as
+    in a tree of 32-bit fields) divided by 4, and the `(offset >> 2u)` of every access
+    dropped. Tests whether the byte arithmetic (which the driver cannot fold, as a u32 byte
+    offset may wrap) costs the stencil its last few per cent."""
+    words: set[str] = set()
+
+    def rewrite(m: re.Match) -> str:
+        terms = m[2].split(" + ")
+        out = []
+        for term in terms:
+            t = _TERM.match(term)
+            if t is None:
+                return m[0]
+            name, const, factor_of, factor = t.groups()
+            if name is not None:
+                if name not in words:
+                    return m[0]
+                out.append(name)
+            elif const is not None:
+                if int(const) % 4:
+                    return m[0]
+                out.append(f"{int(const) // 4}u")
+            else:
+                if int(factor) % 4:
+                    return m[0]
+                scale = int(factor) // 4
+                out.append(f"u32({factor_of})" + (f" * {scale}u" if scale != 1 else ""))
+        words.add(m[1])
+        return f"let {m[1]}: u32 = {' + '.join(out)};"
+
+    out = _ADDRESS.sub(rewrite, text)
+    for name in words:  # (a byte offset used any other way would show in the probe's check)
+        out = out.replace(f"({name} >> 2u)", name)
+    return out
+
+
 def timed(device, pipeline, group, groups: int, reps: int) -> float:
     """ms per dispatch: 3 warm-ups, then `reps` dispatches and one sync."""
     for _ in range(3):

@@ -10,7 +10,8 @@ but moves the same bytes), and times each shader on the same buffers, next to th
 kernel's shader and the row-loop shape ndrange had before the fix (a serial loop over a row
 per invocation; `passes/ndrange.py`). Both stencils also get the variants of `extra`: naga's
 runtime checks off, other workgroup sizes, the grid-stride loop unrolled, four consecutive
-cells per invocation (`shader_variants.py`). Each variant: 3 warm-up dispatches, then `REPS`
+cells per invocation, addresses in 4-byte words instead of bytes (`shader_variants.py`).
+Each variant: 3 warm-up dispatches, then `REPS`
 dispatches and one sync; after all timings, each variant's output is compared with the first.
 """
 
@@ -106,6 +107,12 @@ def extra(text: str) -> dict[str, tuple[str, bool, int]]:
         out[f"grid unroll {factor}"] = (sv.unroll_grid(text, factor), True, 256)
         out[f"grid unroll {factor}, no checks"] = (sv.unroll_grid(text, factor), False, 256)
     out["4 consecutive cells, no checks"] = (sv.unroll_contiguous(text, 4), False, 256)
+    out["word indices, no checks"] = (sv.word_indices(text), False, 256)
+    out["word indices, grid unroll 2, no checks"] = (
+        sv.unroll_grid(sv.word_indices(text), 2),
+        False,
+        256,
+    )
     out["grid unroll 2, wg 128, no checks"] = (
         sv.workgroup_size(sv.unroll_grid(text, 2), 128),
         False,
