@@ -237,6 +237,36 @@ def test_times_zero_and_x_minus_x_keep_nan_on_the_gpu() -> None:
         assert np.array_equal(np.signbit(gpu[numbers]), np.signbit(cpu[numbers]))
 
 
+def _zero_divided(arch, dtype) -> np.ndarray:  # noqa: ANN001
+    ti.init(arch=arch, offline_cache=False, fast_math=False)
+    xs = np.array(SPECIAL, dtype.numpy_name)
+    out = np.zeros((len(xs), 4), dtype.numpy_name)
+
+    @ti.kernel
+    def divided(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
+        for k in range(a.shape[0]):
+            x = a[k]
+            o[k, 0] = 0.0 / x
+            o[k, 1] = -0.0 / x
+            o[k, 2] = ti.abs(0.0 * -2.25) // x  # folded to `0.0 // x`, as the fuzzer found it
+            o[k, 3] = x / x
+
+    divided(xs, out)
+    return out
+
+
+def test_zero_divided_keeps_nan_on_the_gpu() -> None:
+    """Found by a GPU fuzzing campaign (`python -m tests.fuzz.campaign --examples 1500 --gpu`):
+    lavapipe folds `0.0 / x` to 0, so `0.0 / 0.0` and `0.0 / nan` gave 0 where the CPU gives
+    NaN (`-0.0 / x` was computed); the signs of the zeros must match too."""
+    for dtype in (ti.f32, ti.f64):
+        cpu, gpu = _zero_divided(ti.cpu, dtype), _zero_divided(ti.vulkan, dtype)
+        assert np.isnan(cpu[SPECIAL.index(0.0), 0])
+        assert np.array_equal(gpu, cpu, equal_nan=True)
+        numbers = ~np.isnan(cpu)
+        assert np.array_equal(np.signbit(gpu[numbers]), np.signbit(cpu[numbers]))
+
+
 def _cancellations(arch) -> np.ndarray:  # noqa: ANN001
     ti.init(arch=arch, offline_cache=False, fast_math=False)
     xs = np.array(SPECIAL, np.float32)

@@ -6,7 +6,8 @@ true), others fold `x != x` to false, and GLSL's `pow` and `sign` are undefined 
 or infinities. Without `fast_math` the CPU back end follows IEEE 754 and C's libm, so for those
 kernels the emitter asks this module first: float comparisons test their operands for NaN on
 the bits (`nan_f32(x)`, which no driver can fold), a cast to `u1` counts NaN as true, `sign`
-of NaN is 0, `x * 0.0` and `x - x` are NaN for infinite x (drivers fold them to 0), other
+of NaN is 0, `x * 0.0` and `x - x` are NaN for infinite x and `0.0 / x` for a zero or NaN x
+(drivers fold them to 0), other
 constants are opaque to the driver (`opaque`: it cannot reassociate them), negation flips the
 sign bit (so drivers cannot cancel `x + (-x)` or `(x + 1.0) - x`), `pow`
 handles C's special cases before it calls the ordinary one, `ti.raw_mod` of floats is C's
@@ -52,6 +53,8 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
         return _compare(op, dtype, a, b)
     if dtype.name != "f16" and (op is B.mul or (op is B.sub and a == b)):
         return _folded_to_zero(op, dtype, a, b)
+    if dtype.name != "f16" and op in (B.div, B.truediv) and _ZERO_LITERAL.fullmatch(a):
+        return _zero_divided(dtype, a, b)
     if dtype.name != "f16" and op is B.sub and not _LITERAL.fullmatch(b):
         # a + (-b) is a - b in IEEE; with the sign flipped on the bits, drivers cannot cancel
         # `(x + y) - x` to y, or `x + (-x)` to 0
@@ -79,6 +82,18 @@ def _folded_to_zero(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
     else:
         return None
     return f"select({zero_}, {wgsl.literal(math.nan, dtype)}, nonfinite_{reg}({x}))"
+
+
+def _zero_divided(dtype: PrimitiveType, zero: str, x: str) -> str:
+    """`0.0 / x` as IEEE defines it (NaN for a zero or NaN x, else a zero whose sign is the
+    two signs' exclusive or): lavapipe folds `0.0 / x` to 0, so `0.0 / 0.0` was 0 where the
+    CPU gives NaN (found by `tests.fuzz.campaign --gpu`; `-0.0 / x` was not folded)."""
+    reg = wgsl.WGSL_TYPE[dtype.name]
+    plus, minus = wgsl.literal(0.0, dtype), wgsl.literal(-0.0, dtype)
+    negative = "!" if zero.startswith("-") else ""
+    signed = f"select({plus}, {minus}, {negative}signbit_{reg}({x}))"
+    undefined = f"({x} == {wgsl.zero(dtype)} || {is_nan(dtype, x)})"
+    return f"select({signed}, {wgsl.literal(math.nan, dtype)}, {undefined})"
 
 
 def _compare(op: B, dtype: PrimitiveType, a: str, b: str) -> str:
