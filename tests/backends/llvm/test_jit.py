@@ -127,11 +127,14 @@ def reserve(size, at=None):
     return libc.mmap(at, size, 0, flags, -1, 0)  # PROT_NONE: address space, no memory
 
 first = jit.compile_quick(module("f0", 1), ["f0"], suffix="").addresses[0]
-for k in range(1, 4096):
-    reserve(PAGE, (first & ~(PAGE - 1)) + k * PAGE)
+for k in range(-4096, 16384):  # 16 MiB below the first code block, 64 MiB above
+    if k:
+        reserve(PAGE, (first & ~(PAGE - 1)) + k * PAGE)
 reserve(8 << 30)
 far = 0
-for i in range(1, 300):
+for i in range(1, 600):
+    if far >= 20:
+        break
     compiled = jit.compile_quick(module(f"f{i}", 200), [f"f{i}"], suffix="")
     address = compiled.addresses[0]
     far += abs(address - first) > 1 << 31
