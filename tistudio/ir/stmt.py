@@ -22,14 +22,14 @@ def _operand_reader(cls: type[Stmt]) -> Callable[[Stmt], list[Stmt]]:
     """`cls.operands`, specialised to its `operand_fields`: every pass asks each statement
     for its operands, often several times (~2,500 calls per compile of a 20-line kernel), and
     the generic loop with a getattr and an isinstance per field cost 0.5 us a call. A field
-    whose annotation is a list is spread; None is left out where an annotation allows it."""
+    whose annotation is a list leaves the class on the generic `Stmt.operands`; None is left
+    out where an annotation allows it."""
     names = cls.operand_fields
     kinds = _annotations(cls)
-    lists = {n for n in names if "list" in kinds.get(n, "")}
     if not names:
         return lambda stmt: []
-    if lists:
-        return lambda stmt: _operands_with_lists(stmt, names, lists)
+    if any("list" in kinds.get(n, "") for n in names):
+        return Stmt.operands
     get = operator.attrgetter(*names)
     if len(names) == 1:
         return lambda stmt: [] if (v := get(stmt)) is None else [v]
@@ -44,17 +44,6 @@ def _annotations(cls: type) -> dict[str, str]:
     for klass in reversed(cls.__mro__):
         found.update({k: str(v) for k, v in klass.__dict__.get("__annotations__", {}).items()})
     return found
-
-
-def _operands_with_lists(stmt: Stmt, names: tuple[str, ...], lists: set[str]) -> list[Stmt]:
-    out: list[Stmt] = []
-    for name in names:
-        value = getattr(stmt, name)
-        if name in lists:
-            out.extend(value)
-        elif value is not None:
-            out.append(value)
-    return out
 
 
 @dataclass(frozen=True)
