@@ -13,7 +13,6 @@ from tistudio.frontend.errors import (
     TaichiTypeError,
     unsupported,
 )
-from tistudio.frontend.matrix import source_label
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import MISSING
 from tistudio.frontend.values import ExprVector, NdarrayArg, StructValue, StructVar, VectorVar
@@ -219,7 +218,7 @@ class ExpressionsMixin:
         obj = self.visit_expr(node.value)
         index = self.visit_expr(node.slice)
         if isinstance(obj, ExprVector):  # `f[i][k]`: debug errors name `f[i]`
-            return self.matrix_element(obj, index, loc, label=source_label(node.value))
+            return self.matrix_element(obj, index, loc, label=node.value)
         return self.subscript(obj, index, loc)
 
     def expr_Slice(self, node: ast.Slice) -> Any:

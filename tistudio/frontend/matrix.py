@@ -75,10 +75,12 @@ class MatrixMixin:
         dtype = vv.var.dtype.element  # type: ignore[union-attr]
         self.emit(fe.FrontendAssign(target, self.matrix_expr(value, dtype, loc), loc=loc))
 
-    def vector_var_element(self, vv: VectorVar, index: Any, loc: Any, label: str = "") -> Any:
+    def vector_var_element(
+        self, vv: VectorVar, index: Any, loc: Any, label: ast.expr | None = None
+    ) -> Any:
         """`v[i]` / `m[i, j]` / `m[i]` (row i) on a vector variable: lvalues, maybe at run-time
         indices. Constant indices are checked now; run-time ones in debug mode, when run, with
-        errors naming the variable (or `label`, the source of a temporary's value)."""
+        errors naming the variable (or `label`, the expression a temporary's value came from)."""
         keys = list(index) if isinstance(index, tuple) else [index]
         is_row = len(vv.shape) == 2 and len(keys) == 1
         if len(keys) != len(vv.shape) and not is_row:
@@ -86,7 +88,7 @@ class MatrixMixin:
         for key, n in zip(keys, vv.shape):
             if not is_runtime(key):
                 _check_bounds(key, n, loc)
-        check = self.index_check(label or vv.var.name, vv.shape, keys, loc)
+        check = self.index_check(vv.var.name if label is None else label, vv.shape, keys, loc)
         if is_row:
             cols = range(vv.shape[1])
             return ExprVector([self.element_ptr(vv, [keys[0], j], check, loc) for j in cols])
@@ -109,11 +111,12 @@ class MatrixMixin:
         return fe.MatrixPtrExpr(var, offset, check, dtype=elem, loc=loc)
 
     def index_check(
-        self, name: str, shape: tuple[int, ...], keys: list[Any], loc: Any
+        self, name: str | ast.expr, shape: tuple[int, ...], keys: list[Any], loc: Any
     ) -> fe.FrontendAssert | None:
         """Debug mode: `assert 0 <= key < extent` on each run-time key, in the style of the
         field checks of `insert_debug_checks` (Taichi checks only the flat offset, which lets
-        `m[0, 5]` of a 2x3 matrix through as `m[1, 2]`)."""
+        `m[0, 5]` of a 2x3 matrix through as `m[1, 2]`). `name` is the variable's, or the
+        expression whose value is indexed (`f[i]`), written out only here, where it is used."""
         if not self.config.debug or not any(is_runtime(k) for k in keys):
             return None
         cond: Any = True
@@ -124,6 +127,8 @@ class MatrixMixin:
                 inside = _b(self, BinaryOpType.bit_and, low, high, loc)
                 cond = inside if cond is True else _b(self, BinaryOpType.bit_and, cond, inside, loc)
         kind = "vector" if len(shape) == 1 else "matrix"
+        if isinstance(name, ast.expr):
+            name = _source_label(name)
         name = f"{kind} '{name}'" if name else f"a {kind}"
         if len(shape) == 1:
             message = f"Accessing {name} of size {shape[0]} with index %d"
@@ -133,7 +138,9 @@ class MatrixMixin:
         args = [self.ops.const(k, loc) for k in keys]
         return fe.FrontendAssert(self.ops.truth(cond, loc), message, args, loc=loc)
 
-    def picked_element(self, value: ExprVector, index: Any, loc: Any, label: str = "") -> Any:
+    def picked_element(
+        self, value: ExprVector, index: Any, loc: Any, label: ast.expr | None = None
+    ) -> Any:
         """`x[i][k]` as a place to write, `k` known at run time and `x[i]` a field or ndarray
         element (see `PickedElement`); `x[i][k]` of a matrix is a row of them."""
         keys = list(index) if isinstance(index, tuple) else [index]
@@ -143,7 +150,7 @@ class MatrixMixin:
         for key, n in zip(keys, value.shape):
             if not is_runtime(key):
                 _check_bounds(key, n, loc)
-        check = self.index_check(label, value.shape, keys, loc)
+        check = self.index_check("" if label is None else label, value.shape, keys, loc)
         if check is not None:
             self.emit(check)
         if is_row:
@@ -182,7 +189,9 @@ class MatrixMixin:
         self.write_picked(picked, update, loc)
         return fe.IdExpr(old, dtype=dtype, loc=loc)
 
-    def matrix_element(self, value: ExprVector, index: Any, loc: Any, label: str = "") -> Any:
+    def matrix_element(
+        self, value: ExprVector, index: Any, loc: Any, label: ast.expr | None = None
+    ) -> Any:
         """`v[i]` / `m[i, j]` / `m[i]` (a row); at run-time indices through a temporary, whose
         debug errors name `label` (the source of `value`)."""
         keys = list(index) if isinstance(index, tuple) else [index]
@@ -250,7 +259,7 @@ class BoundMatrixMethod:
         self.name, self.value = name, value
 
 
-def source_label(node: ast.expr) -> str:
+def _source_label(node: ast.expr) -> str:
     """The source of `node` (`f[i]`) to name it in an error; "" when longer than a name."""
     text = ast.unparse(node)
     return text if len(text) <= 40 else ""

@@ -8,7 +8,7 @@ from typing import Any
 
 from tistudio.frontend.asserts import compile_assert
 from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError, unsupported
-from tistudio.frontend.matrix import SWIZZLE, source_label
+from tistudio.frontend.matrix import SWIZZLE
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import MISSING
 from tistudio.frontend.values import ExprVector, PickedElement, StructValue, StructVar, VectorVar
@@ -139,9 +139,7 @@ class StatementsMixin:
         if isinstance(target, ast.Subscript) and self.vector_var_named(target.value) is None:
             base, index = self.visit_expr(target.value), self.visit_expr(target.slice)
             if _is_global_vector(base) and _has_runtime_key(index):  # x[i][k] = v
-                return self.picked_element(
-                    base, index, self.loc(target), label=source_label(target.value)
-                )
+                return self.picked_element(base, index, self.loc(target), label=target.value)
             return self.subscript(base, index, self.loc(target))
         return self.visit_expr(target)
 
