@@ -207,22 +207,33 @@ def test_f64_round_and_casts_to_u32_of_large_values_on_the_gpu() -> None:
     assert wrapped.tolist() == (np.trunc(xs).astype(np.int64) % 2**32).tolist()
 
 
-def _times_zero(arch, dtype) -> np.ndarray:  # noqa: ANN001
-    ti.init(arch=arch, offline_cache=False, fast_math=False)
-    xs = np.array(SPECIAL, dtype.numpy_name)
-    out = np.zeros((len(xs), 4), dtype.numpy_name)
+def _on_cpu_and_gpu(kernel, dtype) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    """`kernel(SPECIAL as dtype, out)` without fast_math on the CPU, then on the GPU: the two
+    `out`s (one row per special value, four columns)."""
+    outs = []
+    for arch in (ti.cpu, ti.vulkan):
+        ti.init(arch=arch, offline_cache=False, fast_math=False)
+        xs = np.array(SPECIAL, dtype.numpy_name)
+        out = np.zeros((len(xs), 4), dtype.numpy_name)
+        kernel(xs, out)
+        outs.append(out)
+    return outs[0], outs[1]
 
-    @ti.kernel
-    def zeros(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
-        for k in range(a.shape[0]):
-            x = a[k]
-            o[k, 0] = x * 0.0
-            o[k, 1] = -0.0 * x
-            o[k, 2] = x - x
-            o[k, 3] = x - ti.floor(x / 0.0) * 0.0  # Python's x % 0.0, as the fuzzer found it
 
-    zeros(xs, out)
-    return out
+def _assert_same_values_and_zero_signs(cpu: np.ndarray, gpu: np.ndarray) -> None:
+    assert np.array_equal(gpu, cpu, equal_nan=True)
+    numbers = ~np.isnan(cpu)
+    assert np.array_equal(np.signbit(gpu[numbers]), np.signbit(cpu[numbers]))
+
+
+@ti.kernel
+def _times_zero(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
+    for k in range(a.shape[0]):
+        x = a[k]
+        o[k, 0] = x * 0.0
+        o[k, 1] = -0.0 * x
+        o[k, 2] = x - x
+        o[k, 3] = x - ti.floor(x / 0.0) * 0.0  # Python's x % 0.0, as the fuzzer found it
 
 
 def test_times_zero_and_x_minus_x_keep_nan_on_the_gpu() -> None:
@@ -230,29 +241,19 @@ def test_times_zero_and_x_minus_x_keep_nan_on_the_gpu() -> None:
     for an infinite or NaN x they gave 0 where the CPU gives NaN (`s7 % 0.0` returned 0.0
     instead of NaN); the signs of the zeros must match too."""
     for dtype in (ti.f32, ti.f64):
-        cpu, gpu = _times_zero(ti.cpu, dtype), _times_zero(ti.vulkan, dtype)
+        cpu, gpu = _on_cpu_and_gpu(_times_zero, dtype)
         assert np.isnan(cpu[1]).all()  # inf
-        assert np.array_equal(gpu, cpu, equal_nan=True)
-        numbers = ~np.isnan(cpu)
-        assert np.array_equal(np.signbit(gpu[numbers]), np.signbit(cpu[numbers]))
+        _assert_same_values_and_zero_signs(cpu, gpu)
 
 
-def _zero_divided(arch, dtype) -> np.ndarray:  # noqa: ANN001
-    ti.init(arch=arch, offline_cache=False, fast_math=False)
-    xs = np.array(SPECIAL, dtype.numpy_name)
-    out = np.zeros((len(xs), 4), dtype.numpy_name)
-
-    @ti.kernel
-    def divided(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
-        for k in range(a.shape[0]):
-            x = a[k]
-            o[k, 0] = 0.0 / x
-            o[k, 1] = -0.0 / x
-            o[k, 2] = ti.abs(0.0 * -2.25) // x  # folded to `0.0 // x`, as the fuzzer found it
-            o[k, 3] = x / x
-
-    divided(xs, out)
-    return out
+@ti.kernel
+def _zero_divided(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
+    for k in range(a.shape[0]):
+        x = a[k]
+        o[k, 0] = 0.0 / x
+        o[k, 1] = -0.0 / x
+        o[k, 2] = ti.abs(0.0 * -2.25) // x  # folded to `0.0 // x`, as the fuzzer found it
+        o[k, 3] = x / x
 
 
 def test_zero_divided_keeps_nan_on_the_gpu() -> None:
@@ -260,11 +261,9 @@ def test_zero_divided_keeps_nan_on_the_gpu() -> None:
     lavapipe folds `0.0 / x` to 0, so `0.0 / 0.0` and `0.0 / nan` gave 0 where the CPU gives
     NaN (`-0.0 / x` was computed); the signs of the zeros must match too."""
     for dtype in (ti.f32, ti.f64):
-        cpu, gpu = _zero_divided(ti.cpu, dtype), _zero_divided(ti.vulkan, dtype)
+        cpu, gpu = _on_cpu_and_gpu(_zero_divided, dtype)
         assert np.isnan(cpu[SPECIAL.index(0.0), 0])
-        assert np.array_equal(gpu, cpu, equal_nan=True)
-        numbers = ~np.isnan(cpu)
-        assert np.array_equal(np.signbit(gpu[numbers]), np.signbit(cpu[numbers]))
+        _assert_same_values_and_zero_signs(cpu, gpu)
 
 
 def _cancellations(arch) -> np.ndarray:  # noqa: ANN001
