@@ -207,13 +207,13 @@ def test_f64_round_and_casts_to_u32_of_large_values_on_the_gpu() -> None:
     assert wrapped.tolist() == (np.trunc(xs).astype(np.int64) % 2**32).tolist()
 
 
-def _on_cpu_and_gpu(kernel, dtype) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
-    """`kernel(SPECIAL as dtype, out)` without fast_math on the CPU, then on the GPU: the two
-    `out`s (one row per special value, four columns)."""
+def _on_cpu_and_gpu(kernel, dtype, values=SPECIAL) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    """`kernel(values as dtype, out)` without fast_math on the CPU, then on the GPU: the two
+    `out`s (one row per value, four columns)."""
     outs = []
     for arch in (ti.cpu, ti.vulkan):
         ti.init(arch=arch, offline_cache=False, fast_math=False)
-        xs = np.array(SPECIAL, dtype.numpy_name)
+        xs = np.array(values, dtype.numpy_name)
         out = np.zeros((len(xs), 4), dtype.numpy_name)
         kernel(xs, out)
         outs.append(out)
@@ -266,22 +266,14 @@ def test_zero_divided_keeps_nan_on_the_gpu() -> None:
         _assert_same_values_and_zero_signs(cpu, gpu)
 
 
-def _cancellations(arch) -> np.ndarray:  # noqa: ANN001
-    ti.init(arch=arch, offline_cache=False, fast_math=False)
-    xs = np.array(SPECIAL, np.float32)
-    out = np.zeros((len(xs), 4), np.float32)
-
-    @ti.kernel
-    def cancel(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
-        for k in range(a.shape[0]):
-            x = a[k]
-            o[k, 0] = x + (-x)
-            o[k, 1] = (x + 1.0) - x  # Kahan summation's correction term has this shape
-            o[k, 2] = (-x) + x
-            o[k, 3] = (x - 0.5) + (0.5 - x)
-
-    cancel(xs, out)
-    return out
+@ti.kernel
+def _cancellations(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
+    for k in range(a.shape[0]):
+        x = a[k]
+        o[k, 0] = x + (-x)
+        o[k, 1] = (x + 1.0) - x  # Kahan summation's correction term has this shape
+        o[k, 2] = (-x) + x
+        o[k, 3] = (x - 0.5) + (0.5 - x)
 
 
 def test_cancellations_are_computed_not_folded_on_the_gpu() -> None:
@@ -289,27 +281,19 @@ def test_cancellations_are_computed_not_folded_on_the_gpu() -> None:
     to 0 and `(x + 1.0) - x` to 1.0, so infinities gave 0 instead of NaN and `(1e30 + 1.0)
     - 1e30` gave 1.0 instead of 0.0; negation now flips the sign bit, which it cannot see
     through."""
-    cpu, gpu = _cancellations(ti.cpu), _cancellations(ti.vulkan)
+    cpu, gpu = _on_cpu_and_gpu(_cancellations, ti.f32)
     assert cpu[SPECIAL.index(1e30), 1] == 0.0
     assert np.array_equal(gpu, cpu, equal_nan=True)
 
 
-def _constants(arch) -> np.ndarray:  # noqa: ANN001
-    ti.init(arch=arch, offline_cache=False, fast_math=False)
-    xs = np.array([1.0, 1e10, 3.0, 0.7, math.inf, math.nan], np.float32)
-    out = np.zeros((len(xs), 4), np.float32)
-
-    @ti.kernel
-    def reassociate(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
-        o[0, 0] = (a[0] + 1e30) - 1e30  # a serial task as well as the parallel one below
-        for k in range(a.shape[0]):
-            x = a[k]
-            o[k, 1] = (x * 1e30) * 1e-30
-            o[k, 2] = (x + 1e30) + (-1e30)
-            o[k, 3] = (x * 3.0) * 0.1
-
-    reassociate(xs, out)
-    return out
+@ti.kernel
+def _constants(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
+    o[0, 0] = (a[0] + 1e30) - 1e30  # a serial task as well as the parallel one below
+    for k in range(a.shape[0]):
+        x = a[k]
+        o[k, 1] = (x * 1e30) * 1e-30
+        o[k, 2] = (x + 1e30) + (-1e30)
+        o[k, 3] = (x * 3.0) * 0.1
 
 
 def test_constants_are_not_reassociated_on_the_gpu() -> None:
@@ -317,7 +301,8 @@ def test_constants_are_not_reassociated_on_the_gpu() -> None:
     constants, so `(x + 1e30) - 1e30` gave x (CPU: 0), `(x * 1e30) * 1e-30` gave x for
     x = 1e10 (CPU: inf) and `(x * 3.0) * 0.1` was x * 0.3, rounded differently; finite
     constants are now values the driver cannot know (ieee.opaque)."""
-    cpu, gpu = _constants(ti.cpu), _constants(ti.vulkan)
+    values = [1.0, 1e10, 3.0, 0.7, math.inf, math.nan]
+    cpu, gpu = _on_cpu_and_gpu(_constants, ti.f32, values)
     assert cpu[0, 0] == 0.0 and cpu[1, 1] == math.inf
     assert np.array_equal(gpu, cpu, equal_nan=True)
 
