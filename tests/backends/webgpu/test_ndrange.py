@@ -4,7 +4,8 @@ The CPU turns a multi-axis ndrange into a parallel loop over rows around a seria
 row (`passes/ndrange.py`), which LLVM vectorises. On the GPU that shape gives each invocation a
 row of its own, so neighbouring invocations are a row apart and no load coalesces: the 8192x8192
 stencil of `benchmarks/gpu` ran at 78 GB/s on an H200 against 2277 GB/s for its struct-for
-twin. These tests pin the flat shape on the GPU and the row shape on the CPU.
+twin. These tests pin the flat shape on the GPU and the row shape on the CPU, and the GPU's
+last axis widened to whole groups of four, with the added elements skipped.
 """
 
 from __future__ import annotations
@@ -49,8 +50,28 @@ def test_ndrange_stencil_is_flat_on_the_gpu_and_row_loops_on_the_cpu(arch, devic
     rows = "range_for(0, 78)" in final_ir  # the parallel loop over the 78 interior rows
     assert rows == (arch == "cpu")
     if arch == "gpu":
-        assert "range_for(0, 6084)" in final_ir  # 78 x 78 invocations, one per cell
+        assert "range_for(0, 6240)" in final_ir  # 78 rows of 80: j from 0, not 1, to 80
         wgsl = report.wgsl
-        assert wgsl.count("for (") == 1  # the grid-stride loop and nothing inside it
-        assert "% 78i)" in wgsl and "/ 78i)" in wgsl  # j and i from the flat index
+        assert "% 80i)" in wgsl and "/ 80i)" in wgsl  # j and i from the flat index
+        assert "tree0_v4f32" in wgsl  # four cells of a row per step: vec4 loads and stores
+        assert wgsl.count("for (") == 2  # the vec4 grid loop, the scalar rest; nothing inside
+    ti.reset()
+
+
+def test_the_widened_axis_skips_the_cells_it_added(device):
+    ti.init(arch=ti.gpu, fallback_to_cpu=False)
+    b = ti.field(ti.i32, shape=(9, 80))
+    b.fill(-1)
+
+    @ti.kernel
+    def mark():
+        for i, j in ti.ndrange((2, 9), (-3, 70)):  # j from -4 over 76 elements, 73 of them real
+            b[i, j + 3] = i * 100 + j
+
+    mark()
+    want = np.full((9, 80), -1)
+    i, j = np.meshgrid(np.arange(2, 9), np.arange(-3, 70), indexing="ij")
+    want[i, j + 3] = i * 100 + j
+    np.testing.assert_array_equal(b.to_numpy(), want)
+    assert "range_for(0, 532)" in mark.compile_report().passes[-1].ir_text  # 7 rows x 76
     ti.reset()

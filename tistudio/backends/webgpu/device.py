@@ -117,12 +117,12 @@ class GpuDevice:
     # --- buffers ------------------------------------------------------------------------
 
     def create_buffer(self, size: int, uniform: bool = False) -> Any:
-        """A zeroed storage (or uniform) buffer of at least `size` bytes (rounded up to 8,
-        a uniform one to 16)."""
+        """A zeroed storage (or uniform) buffer of at least `size` bytes, rounded up to 16: every
+        aligned vec4 that holds one of its bytes lies inside it (vectorize.py reads those)."""
         if uniform:
             usage = self.wgpu.BufferUsage.UNIFORM | self.wgpu.BufferUsage.COPY_DST
             return self.device.create_buffer(size=max(16, -(-size // 16) * 16), usage=usage)
-        return self.device.create_buffer(size=max(8, -(-size // 8) * 8), usage=self.usage)
+        return self.device.create_buffer(size=max(16, -(-size // 16) * 16), usage=self.usage)
 
     def write(self, buffer: Any, data: Any, offset: int = 0) -> None:
         """Copy host `data` (bytes-like, size a multiple of 4) into `buffer` after all work

@@ -79,6 +79,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         # the lanes of a vec4 loop: loads and stores served by vectors (see vectorize.py)
         self.lane_loads: dict[Stmt, str] = {}
         self.lane_stores: dict[Stmt, str] = {}
+        self.lane_flags: dict[Stmt, str] = {}  # stores in a branch: `flag = true;` after
 
     # --- text ---------------------------------------------------------------------------
 
@@ -251,6 +252,8 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         value = self.value(stmt.value)
         if stmt.ptr in self.locals or stmt in self.lane_stores:
             self.line(f"{self.locals.get(stmt.ptr) or self.lane_stores[stmt]} = {value};")
+            if stmt in self.lane_flags:
+                self.line(f"{self.lane_flags[stmt]} = true;")
             return
         self.reg(stmt, stmt.value.ret_type)
         self.store_global(self.ptrs[stmt.ptr], stmt.value.ret_type, value)

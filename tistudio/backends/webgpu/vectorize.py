@@ -1,34 +1,46 @@
-"""vec4 memory access for simple elementwise range_for tasks.
+"""vec4 memory access for range_for tasks: four consecutive indices per invocation.
 
 A GPU reaches its memory bandwidth with 16-byte loads and stores; a scalar `f32` per invocation
 moves 4 bytes a transaction and, measured on an H200, leaves a fifth of the bandwidth unused
-(`/work/shared/research/gpu-h100-wgpu.md`: saxpy 3467 GB/s scalar, 4108 GB/s with `vec4`).
-So when a range_for task's body is straight-line code (no branches or loops) and reads or
-writes 32-bit fields at `x[i]` (`i` the loop index, four bytes per cell), each invocation takes
-four consecutive indices at once: one `vec4` load per such field before the four copies of the
-body (one per lane, each in its own block), and one `vec4` store per written field after them.
+(`/work/shared/research/gpu-h100-wgpu.md`: saxpy 3467 GB/s scalar, 4108 GB/s with `vec4`; on
+the H100 a 2-D stencil ran at 66 % of the copy bandwidth scalar and 78 % as vec4,
+`benchmarks/gpu/README.md`). So when a range_for task's body is straight-line code or branches
+(no loops), each invocation takes four consecutive indices `k = begin + 4m + l` at once:
+
+* a load of a 32-bit field whose byte address moves by 4 from lane to lane (`lane_forms.py`:
+  `x[i]`, `a[i - 1, j]`, `a[i, j + 1]` of a struct-for's `(i, j)`) is served by one or two
+  aligned `vec4` loads made before the four lanes, at the address lane 0 computes. A load
+  inside a branch, or one not 16-byte aligned, may then read where no lane would: its vectors
+  are clamped to the field's SNode tree, and a lane only uses the elements it would have read;
+* a store whose address moves by 4 and starts 16-byte aligned goes to a vector, written once
+  after the lanes: at once when every lane stored, else lane by lane for those that did;
+* the body is written four times, one copy per lane in its own block (its own branches);
+  everything else (atomics, other addresses) stays a scalar access of its lane.
+
 The rest of the range (fewer than four indices) runs as the ordinary scalar loop.
 
-That reorders accesses only across lanes, which are different iterations of a parallel loop and
-so have no order in Taichi. Within a lane the order must stay: a field is vectorised only if all
-its accesses are at `x[i]` and its loads come before its stores in the body, so the lane's loads
-see the values from before the task, as the vec4 load does.
+This reorders accesses only across lanes, which are different iterations of a parallel loop and
+so have no order in Taichi. Within a lane the order must stay. A field that the task writes is
+vectorised only if all its accesses have such addresses, no atomic touches it, and its loads come
+before its stores; runs at different constant offsets (`m[0, i]`, `m[1, i]`) never meet within a
+lane, so only the run that is loaded after its store stays scalar.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tistudio.backends.webgpu.lane_forms import LANES, Address, LaneForms, address
 from tistudio.backends.webgpu.memory import Ptr
 from tistudio.backends.webgpu.resources import VIEW_ELEMENT, Caps
 from tistudio.ir import statements as s
 from tistudio.ir.ops import TaskType
-from tistudio.ir.stmt import Stmt
+from tistudio.ir.stmt import Stmt, walk
 
-LANES = 4
 # statements whose four copies (one per lane) are correct side by side
-_STRAIGHT = (
+_LANE_SAFE = (
     s.Const,
     s.BinaryOp,
     s.UnaryOp,
@@ -45,20 +57,22 @@ _STRAIGHT = (
     s.Alloca,
     s.LocalLoad,
     s.LocalStore,
+    s.If,
 )
+_ADDRESSING = (s.Const, s.BinaryOp, s.UnaryOp, s.LoopIndex, s.GetRoot, s.SNodeLookup, s.GetCh)
 _VIEW = {"f32": "v4f32", "i32": "v4i32", "u32": "v4u32"}
 
 
 @dataclass
 class Lanes:
-    """The plan for one task: for each vectorised run of a field's elements (keyed by its
-    place SNode id and the byte offset of the task's first element: `x[i]` and `x[i + 12]`
-    are two runs), its buffer and its vec4 view; which loads and stores the lanes take from
-    and give to the vectors."""
+    """The plan for one task: the loads and stores vectors serve (with their addresses), the
+    stores inside branches (a flag per lane says which lanes stored), and the statements that
+    compute lane 0's addresses before the lanes."""
 
-    fields: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)
-    loads: dict[Stmt, tuple[int, int]] = field(default_factory=dict)  # load -> its run
-    stores: dict[Stmt, tuple[int, int]] = field(default_factory=dict)  # store -> its run
+    loads: dict[Stmt, Address] = field(default_factory=dict)
+    stores: dict[Stmt, Address] = field(default_factory=dict)
+    branched: set[Stmt] = field(default_factory=set)
+    prologue: list[Stmt] = field(default_factory=list)
     count: int = 0  # indices of the task; count // LANES * LANES of them go four at a time
 
 
@@ -66,52 +80,73 @@ def plan(task: s.Offloaded, caps: Caps) -> Lanes | None:
     """The vec4 plan of `task`, or None when it has none (see the module docstring)."""
     if not _candidate(task, caps):
         return None
+    forms = LaneForms(task)
+    by_place: dict[int, list[tuple[Stmt, Address | None]]] = {}
+    for stmt in walk(task.body):
+        if isinstance(stmt, (s.GlobalLoad, s.GlobalStore, s.AtomicOp)):
+            ptr = stmt.dest if isinstance(stmt, s.AtomicOp) else stmt.ptr
+            if isinstance(ptr, s.GetCh) and ptr.child.type == "place":
+                by_place.setdefault(ptr.child.id, []).append((stmt, address(forms, ptr)))
     lanes = Lanes(count=task.end - task.begin)
-    accesses: dict[tuple[int, int], list[Stmt]] = {}
-    rejected: set[int] = set()  # places accessed in any other way
-    for stmt in task.body:
-        if not isinstance(stmt, (s.GlobalLoad, s.GlobalStore, s.AtomicOp)):
-            continue
-        place = _place(stmt.dest if isinstance(stmt, s.AtomicOp) else stmt.ptr)
-        if place is None:
-            continue
-        found = _vector_field(stmt, task)
-        if found is None:
-            rejected.add(place)
-            continue
-        resource, base, view = found
-        lanes.fields[place, base] = (resource, view)
-        accesses.setdefault((place, base), []).append(stmt)
-    for run, stmts in accesses.items():
-        if run[0] in rejected or not _loads_first(stmts):
-            del lanes.fields[run]
-            continue
-        for stmt in stmts:
-            target = lanes.loads if isinstance(stmt, s.GlobalLoad) else lanes.stores
-            target[stmt] = run
-    return lanes if lanes.fields else None
+    for accesses in by_place.values():
+        for stmt, where in _vectorised(accesses):
+            (lanes.loads if isinstance(stmt, s.GlobalLoad) else lanes.stores)[stmt] = where
+            if isinstance(stmt, s.GlobalStore) and stmt.parent is not task.body:
+                lanes.branched.add(stmt)
+    if not (lanes.loads or lanes.stores):
+        return None
+    lanes.prologue = _prologue(task, [*lanes.loads, *lanes.stores])
+    return lanes
 
 
 def _candidate(task: s.Offloaded, caps: Caps) -> bool:
-    """A range_for with constant bounds, at least `LANES` indices and a straight-line body."""
+    """A range_for with constant bounds, at least `LANES` indices and no loop in its body."""
     if not caps.vectorize or task.task_type is not TaskType.range_for:
         return False
     if not (task.const_begin and task.const_end) or task.end - task.begin < LANES:
         return False
-    return all(isinstance(x, _STRAIGHT) for x in task.body)
+    return all(isinstance(x, _LANE_SAFE) for x in walk(task.body))
 
 
-def _vector_field(stmt: Stmt, task: s.Offloaded) -> tuple[str, int, str] | None:
-    """(buffer, byte offset of the task's first element, vec4 view) for a load or store of a
-    32-bit field at `x[i]` whose first element is 16-byte aligned; else None."""
-    if isinstance(stmt, s.AtomicOp) or _dtype(stmt) not in _VIEW:
-        return None
-    found = _element(stmt.ptr, task)
-    if found is None:
-        return None
-    resource, offset = found
-    first = offset + 4 * task.begin
-    return None if first % (4 * LANES) else (resource, first, _VIEW[_dtype(stmt)])
+def _vectorised(accesses: list[tuple[Stmt, Address | None]]) -> list[tuple[Stmt, Address]]:
+    """The accesses of one place (in program order) that vectors may serve."""
+    writes = any(isinstance(stmt, (s.GlobalStore, s.AtomicOp)) for stmt, _ in accesses)
+    fitting = [(stmt, where) for stmt, where in accesses if _fits(stmt, where)]
+    if not writes:
+        return fitting  # loads of memory the task leaves alone: any subset is safe
+    if len(fitting) < len(accesses):
+        return []
+    return [(stmt, where) for stmt, where in fitting if _run(where) not in _stale_runs(fitting)]
+
+
+def _fits(stmt: Stmt, where: Address | None) -> bool:
+    """A 32-bit load whose lanes read 4 consecutive bytes each, or such a store starting on a
+    16-byte boundary (a load's vectors may start before it: they are clamped to its tree)."""
+    if where is None or where.form.c != 4 or where.form.m < 16 or where.form.r % 4:
+        return False
+    if isinstance(stmt, s.GlobalLoad):
+        return _dtype(stmt) in _VIEW and where.tree_bytes > 0
+    return isinstance(stmt, s.GlobalStore) and _dtype(stmt) in _VIEW and where.form.r % 16 == 0
+
+
+def _run(where: Address) -> object:
+    """Accesses at `exact + 4 k` with different constants never meet within one lane."""
+    return where.form.exact if where.form.exact is not None else where
+
+
+def _stale_runs(accesses: list[tuple[Stmt, Address]]) -> set[object]:
+    """Runs loaded after a store that may hit the same cell in the same lane (every run, when
+    a run's address is not linear in the loop index)."""
+    stored: set[object] = set()
+    stale: set[object] = set()
+    for stmt, where in accesses:
+        if isinstance(stmt, s.GlobalStore):
+            stored.add(_run(where))
+        elif _run(where) in stored or (stored and where.form.exact is None):
+            stale.add(_run(where))
+    if stale and any(where.form.exact is None for _, where in accesses):
+        return {_run(where) for _, where in accesses}
+    return stale
 
 
 def _dtype(stmt: Stmt) -> str:
@@ -119,44 +154,16 @@ def _dtype(stmt: Stmt) -> str:
     return getattr(value.ret_type, "name", "")
 
 
-def _loads_first(stmts: list[Stmt]) -> bool:
-    stored = False
-    for stmt in stmts:
-        if isinstance(stmt, s.GlobalStore):
-            stored = True
-        elif stored:
-            return False
-    return True
-
-
-def _place(ptr: Stmt | None) -> int | None:
-    """The id of the place SNode `ptr` points into (None: not a field element)."""
-    if isinstance(ptr, s.GetCh) and ptr.child.type == "place":
-        return ptr.child.id
-    return None
-
-
-def _element(ptr: Stmt, task: s.Offloaded) -> tuple[str, int] | None:
-    """(buffer, byte offset of element 0) when `ptr` is `offset + 4 * i`, `i` the task's loop
-    index, through constant lookups otherwise; None for any other address."""
-    offset, scaled = 0, 0
-    while not isinstance(ptr, s.GetRoot):
-        if isinstance(ptr, s.GetCh):
-            offset += ptr.child.offset_in_parent_cell
-        elif isinstance(ptr, s.SNodeLookup):
-            index = ptr.index
-            if isinstance(index, s.Const):
-                offset += int(index.value) * ptr.snode.cell_size
-            elif isinstance(index, s.LoopIndex) and index.loop is task and index.index == 0:
-                scaled += ptr.snode.cell_size
-            else:
-                return None
-        else:
-            return None
-        ptr = ptr.ptr
-    if scaled != 4:
-        return None
-    return f"tree{ptr.tree_id}", offset
+def _prologue(task: s.Offloaded, accesses: list[Stmt]) -> list[Stmt]:
+    """The statements that compute the pointers of `accesses`, in program order."""
+    needed: set[Stmt] = set()
+    todo = [stmt.ptr for stmt in accesses]
+    while todo:
+        stmt = todo.pop()
+        if stmt not in needed and isinstance(stmt, _ADDRESSING):
+            needed.add(stmt)
+            todo.extend(stmt.operands())
+    return [stmt for stmt in walk(task.body) if stmt in needed]
 
 
 def emit_lanes(e: Any, lanes: Lanes, begin: str, stride: str, index: str) -> None:
@@ -164,39 +171,88 @@ def emit_lanes(e: Any, lanes: Lanes, begin: str, stride: str, index: str) -> Non
     `index` the name of the loop index the body reads)."""
     e.line(f"for (var k4: u32 = gid.x; k4 < {lanes.count // LANES}u; k4 = k4 + {stride}) {{")
     with e.indent():
-        loaded = set(lanes.loads.values())
-        stored = set(lanes.stores.values())
-        for run, (resource, view) in lanes.fields.items():
-            if run in loaded:
-                _load(e, f"{_name(run)}_x4", _ptr(resource, run[1]), view)
-            if run in stored:
-                e.line(f"var {_name(run)}_new: {VIEW_ELEMENT[view]};")
+        e.line(f"let {index}: i32 = {_lane_index(begin, 0)};  // lane 0, for the addresses")
+        for stmt in lanes.prologue:
+            e.emit(stmt)
+        elements = {
+            load: _load_vectors(e, n, load, where)
+            for n, (load, where) in enumerate(lanes.loads.items())
+        }
+        stores = dict(enumerate(lanes.stores))
+        targets = {store: e.ptrs[store.ptr] for store in lanes.stores}  # lane 0's addresses
+        for n, store in stores.items():
+            e.line(f"var st{n}: {VIEW_ELEMENT[_VIEW[_dtype(store)]]};")
+            if store in lanes.branched:
+                e.line(f"var st{n}_did = vec4<bool>(false);")
         for lane in range(LANES):
             e.line("{")
             with e.indent():
-                e.lane_loads = {x: f"{_name(r)}_x4[{lane}]" for x, r in lanes.loads.items()}
-                e.lane_stores = {x: f"{_name(r)}_new[{lane}]" for x, r in lanes.stores.items()}
-                first = f"i32(k4 * {LANES}u + {lane}u)"
-                e.line(f"let {index}: i32 = {first if begin == '0i' else f'{begin} + {first}'};")
+                e.lane_loads = {load: pick(lane) for load, pick in elements.items()}
+                e.lane_stores = {store: f"st{n}[{lane}]" for n, store in stores.items()}
+                e.lane_flags = {
+                    store: f"st{n}_did[{lane}]"
+                    for n, store in stores.items()
+                    if store in lanes.branched
+                }
+                e.line(f"let {index}: i32 = {_lane_index(begin, lane)};")
                 e.block(e.task.body)
             e.line("}")
-        e.lane_loads, e.lane_stores = {}, {}
-        for run in (r for r in lanes.fields if r in stored):
-            resource, view = lanes.fields[run]
-            new = f"{_name(run)}_new"
-            e.access(_ptr(resource, run[1]), view, True, lambda ref, v=new: [f"{ref} = {v};"])
+        e.lane_loads, e.lane_stores, e.lane_flags = {}, {}, {}
+        for n, store in stores.items():
+            _store_vector(e, n, store, targets[store], store in lanes.branched)
     e.line("}")
 
 
-def _name(run: tuple[int, int]) -> str:
-    place, base = run
-    return f"field{place}_at{base}"
+def _lane_index(begin: str, lane: int) -> str:
+    first = f"i32(k4 * {LANES}u + {lane}u)" if lane else f"i32(k4 * {LANES}u)"
+    return first if begin == "0i" else f"{begin} + {first}"
 
 
-def _ptr(resource: str, base: int) -> Ptr:
-    """The byte address of step `k4`'s first element (16-byte aligned)."""
-    step = f"k4 * {4 * LANES}u"
-    return Ptr(resource, f"({base}u + {step})" if base else f"({step})")
+def _load_vectors(e: Any, n: int, load: Stmt, where: Address) -> Callable[[int], str]:
+    """Load the aligned vec4s that lane 0's address and the three after it fall in; return
+    what each lane reads of them. Speculative vectors (a load inside a branch, or one that
+    straddles two vectors) are clamped to the tree, so they never leave its buffer."""
+    view = _VIEW[_dtype(load)]
+    offset = e.ptrs[load.ptr].offset
+    skew = where.form.r % 16
+    clamp = skew or load.parent is not e.task.body
+    limit = -(-where.tree_bytes // 16) * 16 - 16  # the last vec4 of the tree's buffer
+
+    def at(delta: int) -> Ptr:
+        expr = offset if not delta else f"{offset} {'-' if delta < 0 else '+'} {abs(delta)}u"
+        return Ptr(where.resource, f"min({expr}, {limit}u)" if clamp else expr)
+
+    names = [f"ld{n}"]
+    _load(e, names[0], at(-skew), view)
+    if skew:
+        names.append(f"ld{n}_next")
+        _load(e, names[1], at(16 - skew), view)
+    first = skew // 4
+    return lambda lane: f"{names[(first + lane) // LANES]}[{(first + lane) % LANES}]"
+
+
+def _store_vector(e: Any, n: int, store: Stmt, ptr: Ptr, branched: bool) -> None:
+    """Write vector `st{n}` at lane 0's address; after branches, only the lanes that stored."""
+    view = _VIEW[_dtype(store)]
+
+    def whole() -> None:
+        e.access(ptr, view, True, lambda ref: [f"{ref} = st{n};"])
+
+    if not branched:
+        whole()
+        return
+    e.line(f"if (all(st{n}_did)) {{")
+    with e.indent():
+        whole()
+    e.line("} else {")
+    with e.indent():
+        for lane in range(LANES):
+            e.line(f"if (st{n}_did[{lane}]) {{")
+            with e.indent():
+                cell = Ptr(ptr.resource, f"{ptr.offset} + {4 * lane}u")
+                e.store_global(cell, store.value.ret_type, f"st{n}[{lane}]")
+            e.line("}")
+    e.line("}")
 
 
 def _load(e: Any, name: str, ptr: Ptr, view: str) -> None:
