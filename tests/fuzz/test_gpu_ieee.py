@@ -267,6 +267,28 @@ def test_zero_divided_keeps_nan_on_the_gpu() -> None:
 
 
 @ti.kernel
+def _divided_by_zero(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
+    for k in range(a.shape[0]):
+        x = a[k]
+        o[k, 0] = x / 0.0
+        o[k, 1] = x / -0.0
+        o[k, 2] = x // 0.0
+        o[k, 3] = ti.cos(x) // ti.cast(False, ti.f32)  # the shape a GPU campaign once flagged
+
+
+def test_division_by_zero_gives_the_cpus_infinities_and_nans_on_the_gpu() -> None:
+    """A GPU fuzzing campaign (2026-11-24) once reported `cos(-1.5) // cast(False, f32)` as inf
+    on the CPU and NaN on the GPU; its kernel was not kept and 4500 GPU kernels since (3000 of
+    them float-only) did not find it again. This pins division by a constant zero for every
+    special value: signed infinities, NaN for 0 / 0 and NaN inputs, as on the CPU."""
+    for dtype in (ti.f32, ti.f64):
+        cpu, gpu = _on_cpu_and_gpu(_divided_by_zero, dtype)
+        assert cpu[SPECIAL.index(1.0), 0] == math.inf and cpu[SPECIAL.index(1.0), 1] == -math.inf
+        assert np.isnan(cpu[SPECIAL.index(0.0), 0]) and np.isnan(cpu[SPECIAL.index(0.0), 2])
+        _assert_same_values_and_zero_signs(cpu, gpu)
+
+
+@ti.kernel
 def _cancellations(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
     for k in range(a.shape[0]):
         x = a[k]
