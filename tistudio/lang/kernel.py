@@ -308,9 +308,11 @@ class Kernel:
             pick=_picker(positions) if all(s.kind in _PLAIN for s in specs) else None,
         )
         self._cache[key] = entry
-        for message, loc in result.warnings:
-            where = f"{loc.filename}:{loc.line}: " if loc is not None else ""
-            warnings.warn(f"{where}{message}", stacklevel=3)
+        for message, loc in result.warnings:  # shown at the kernel's line, not at ours
+            if loc is None:
+                warnings.warn(message, stacklevel=3)
+            else:
+                warnings.warn_explicit(message, UserWarning, loc.filename, loc.line)
         if bus.wants("compiled"):
             bus.publish("compiled", kernel=self, entry=entry)
         return entry
