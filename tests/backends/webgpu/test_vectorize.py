@@ -111,6 +111,21 @@ NEIGHBOUR = """
 <f32> $16 = global load $7
 $17 : global store [$15 <- $16]
 """
+AFTER_OTHER_STORE = """
+<i32> $20 = const 7
+<i32> $21 = bit_and $1 $20
+<i32> $22 = const 3
+<i32> $23 = bit_sar $1 $22
+<i32> $24 = bit_shl $23 $22
+<i32> $25 = add $24 $21
+<*gen> $26 = [S1dense]::lookup($5, $25)
+<*f32> $27 = get child [S2place<f32>] $26
+<f32> $28 = const 1.0
+$29 : global store [$27 <- $28]
+<*f32> $7 = get child [S2place<f32>] $6
+<f32> $8 = global load $7
+$30 : global store [$7 <- $8]
+"""
 ATOMIC = """
 <*f32> $7 = get child [S2place<f32>] $6
 <f32> $8 = const 1.0
@@ -132,6 +147,10 @@ $9 : for in range($20, $21) reversed=false serialize=false {
     [
         ("a load after the field's store must see the store", AFTER_STORE),
         ("the store is x[i + 1]: its vectors would not be 16-byte aligned", NEIGHBOUR),
+        (
+            "x[i] is loaded after a store to x[(i >> 3 << 3) + (i & 7)], the same cell",
+            AFTER_OTHER_STORE,
+        ),
         ("an atomic on the field", ATOMIC),
         ("a loop in the body", LOOP),
     ],

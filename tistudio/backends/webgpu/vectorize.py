@@ -135,15 +135,19 @@ def _run(where: Address) -> object:
 
 
 def _stale_runs(accesses: list[tuple[Stmt, Address]]) -> set[object]:
-    """Runs loaded after a store that may hit the same cell in the same lane (every run, when
-    a run's address is not linear in the loop index)."""
+    """Runs loaded after a store that may hit the same cell in the same lane: only different
+    constants of `exact + 4 k` rule that out (and when a run's address is not linear in the
+    loop index, every run of the place is stale, as scalar stores would reorder with it)."""
     stored: set[object] = set()
     stale: set[object] = set()
+    unknown_store = False  # a store so far whose address is not exact + 4 k
     for stmt, where in accesses:
+        run = _run(where)
         if isinstance(stmt, s.GlobalStore):
-            stored.add(_run(where))
-        elif _run(where) in stored or (stored and where.form.exact is None):
-            stale.add(_run(where))
+            stored.add(run)
+            unknown_store |= where.form.exact is None
+        elif run in stored or (stored and (unknown_store or where.form.exact is None)):
+            stale.add(run)
     if stale and any(where.form.exact is None for _, where in accesses):
         return {_run(where) for _, where in accesses}
     return stale
