@@ -114,3 +114,47 @@ def test_the_drawn_cases_reach_the_vec4_path() -> None:
     case = Case(8, 64, "f32", 1, -1, 2, None, None)
     _, wgsl = run(case, True)
     assert "let ld0 = " in wgsl and "_next = " in wgsl
+
+
+@ti.func
+def spelled(k: ti.i32, shift: ti.template()) -> ti.i32:
+    """The value k, written so that (for shift > 0) it is not linear in k."""
+    return ((k >> shift) << shift) + (k & ((1 << shift) - 1))
+
+
+def run_spellings(n: int, begin: int, store: int, load: int, vectorize: bool) -> np.ndarray:
+    ti.init(arch=ti.gpu, fallback_to_cpu=False, offline_cache=False)
+    device = impl.get_program().gpu.device
+    device.caps = replace(device.caps, vectorize=vectorize)
+    x, y, z = (ti.field(ti.i32, shape=n) for _ in range(3))
+
+    @ti.kernel
+    def same_cell():
+        for k in range(begin, n):
+            y[spelled(k, store)] = x[k] * 2 + 1
+            z[k] = y[spelled(k, load)] - x[k]  # the cell this iteration just wrote
+
+    x.from_numpy(np.arange(n, dtype=np.int32) * 7 % 13)
+    y.fill(-5)
+    same_cell()
+    out = np.stack([y.to_numpy(), z.to_numpy()])
+    device.caps = replace(device.caps, vectorize=True)
+    ti.reset()
+    return out
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.integers(4, 70),
+    st.integers(0, 3),
+    st.integers(0, 3),
+    st.integers(0, 3),
+)
+def test_a_load_after_a_store_sees_the_store_however_the_address_is_spelled(
+    n: int, begin: int, store: int, load: int
+) -> None:
+    got = run_spellings(n, begin, store, load, True)
+    x = np.arange(n) * 7 % 13
+    want_y = np.where(np.arange(n) >= begin, x * 2 + 1, -5)
+    np.testing.assert_array_equal(got[0], want_y)
+    np.testing.assert_array_equal(got[1][begin:], x[begin:] + 1)
