@@ -141,7 +141,7 @@ def test_trees_beyond_the_binding_limit_are_bound_as_windows(device):
             y[i] = i % 251
 
     fill()
-    assert "tree0_i32_w3" in fill.compile_report().wgsl
+    assert "tree0_v4i32_w3" in fill.compile_report().wgsl  # x's vec4 view, fourth window
     np.testing.assert_array_equal(x.to_numpy(), np.arange(1000) * 3)
     np.testing.assert_array_equal(y.to_numpy(), np.arange(1000) % 251)
     ti.reset()

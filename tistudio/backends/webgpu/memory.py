@@ -63,17 +63,23 @@ class MemoryEmitter:
         shift = view_bytes(view).bit_length() - 1
         constant = re.fullmatch(r"(\d+)u", ptr.offset)
         index = f"{int(constant[1]) >> shift}u" if constant else f"({ptr.offset} >> {shift}u)"
+        lane = ""  # the component, when a scalar goes through the buffer's vec4 view
+        vector = self.resources.vector_view(ptr.resource, view)
+        if vector is not None:
+            lane = f"[{int(constant[1]) >> 2 & 3}u]" if constant else f"[{index} & 3u]"
+            index = f"{int(constant[1]) >> 4}u" if constant else f"({index} >> 2u)"
+            view = vector
         self.resources.use(ptr.resource, view, write)
         windows = self.resources.windows_of(ptr.resource)
         if windows == 1:
-            for text in body(f"{view_name(ptr.resource, view, 0, 1)}[{index}]"):
+            for text in body(f"{view_name(ptr.resource, view, 0, 1)}[{index}]{lane}"):
                 self.line(text)
             return
         per_window = self.resources.caps.window_bytes // view_bytes(view)
         at = self.fresh("at")
         self.line(f"let {at}: u32 = {index};")
         for w in range(windows):
-            ref = f"{view_name(ptr.resource, view, w, windows)}[{at} - {w * per_window}u]"
+            ref = f"{view_name(ptr.resource, view, w, windows)}[{at} - {w * per_window}u]{lane}"
             if w == 0:
                 self.line(f"if ({at} < {per_window}u) {{")
             elif w < windows - 1:

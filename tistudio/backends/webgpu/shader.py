@@ -91,6 +91,8 @@ def _build_task(e: TaskEmitter) -> TaskShader:
         groups, serial = 1, True
     elif task.task_type is TaskType.range_for:
         lanes = vectorize.plan(task, e.caps)
+        if lanes is not None:  # before any access: the buffer's scalars go through it too
+            e.resources.vectors.update(lanes.views())
         size = _workgroup_size(task, e.caps, 1 if lanes is None else vectorize.LANES)
         e.caps = replace(e.caps, workgroup_size=size)  # this task's
         _range_for_body(e, lanes)

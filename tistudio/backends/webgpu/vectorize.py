@@ -75,6 +75,11 @@ class Lanes:
     prologue: list[Stmt] = field(default_factory=list)
     count: int = 0  # indices of the task; count // LANES * LANES of them go four at a time
 
+    def views(self) -> dict[str, str]:
+        """The vec4 view of each buffer the vectors read or write."""
+        accesses = {**self.loads, **self.stores}
+        return {where.resource: _VIEW[_dtype(stmt)] for stmt, where in accesses.items()}
+
 
 def plan(task: s.Offloaded, caps: Caps) -> Lanes | None:
     """The vec4 plan of `task`, or None when it has none (see the module docstring)."""
