@@ -314,3 +314,26 @@ def test_branches_neighbours_and_unaligned_loads_give_the_scalar_results(device)
     assert "v4" not in plain
     assert "all(st0_did)" in wgsl  # stores inside a branch: lane by lane unless all stored
     assert "let ld2_next = " in wgsl  # a[i, j - 1] straddles two vectors
+
+
+def test_two_element_types_of_one_tree_keep_one_view_each(device):
+    """An f32 and an i32 field of one tree: vec4 views take the place of the scalar views (as
+    many views as the scalar loop binds), and the rest loop reads through them."""
+    ti.init(arch=ti.gpu, fallback_to_cpu=False)
+    a = ti.field(ti.f32, shape=12)
+    b = ti.field(ti.i32, shape=12)  # 48 bytes in: its cells start 16-byte aligned
+
+    @ti.kernel
+    def convert():
+        for i in range(10):  # two steps of four, then a rest of two
+            b[i] = ti.cast(a[i], ti.i32) * 2
+            a[i] = a[i] + 0.5
+
+    a.from_numpy(np.arange(12, dtype=np.float32))
+    convert()
+    k = np.arange(12)
+    np.testing.assert_array_equal(b.to_numpy(), np.where(k < 10, k * 2, 0))
+    np.testing.assert_array_equal(a.to_numpy(), np.where(k < 10, k + 0.5, k))
+    ((shader, _, _),) = convert.instances()[0].result.executable.tasks
+    assert sorted(b.view for b in shader.bindings) == ["v4f32", "v4i32"]
+    ti.reset()

@@ -89,18 +89,18 @@ class ShaderResources:
     windows: dict[str, int] = field(default_factory=dict)  # resource -> number of windows
     views: dict[str, list[str]] = field(default_factory=dict)
     writable: set[str] = field(default_factory=set)
-    # resource -> the vec4 view a vec4 loop reads or writes it through (vectorize.py): its
-    # scalar accesses of the same type go through that view too, so that vectorising never
-    # binds a buffer through one more view (browsers forbid aliasing a written buffer)
-    vectors: dict[str, str] = field(default_factory=dict)
+    # (resource, scalar view) -> the vec4 view a vec4 loop reads or writes it through
+    # (vectorize.py): the task's scalar accesses of that type go through it too, so that
+    # vectorising never binds a buffer through one more view (browsers forbid aliasing a
+    # written buffer)
+    vectors: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def windows_of(self, resource: str) -> int:
         return self.windows.get(resource, 1)
 
     def vector_view(self, resource: str, view: str) -> str | None:
         """The vec4 view that scalar `view` of `resource` goes through, if any."""
-        vector = self.vectors.get(resource)
-        return vector if vector is not None and vector[2:] == view else None
+        return self.vectors.get((resource, view))
 
     def use(self, resource: str, view: str, write: bool) -> str:
         """Register `view` of `resource` and return its name (of window 0 when windowed)."""

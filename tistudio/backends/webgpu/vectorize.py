@@ -75,10 +75,10 @@ class Lanes:
     prologue: list[Stmt] = field(default_factory=list)
     count: int = 0  # indices of the task; count // LANES * LANES of them go four at a time
 
-    def views(self) -> dict[str, str]:
-        """The vec4 view of each buffer the vectors read or write."""
+    def views(self) -> dict[tuple[str, str], str]:
+        """(buffer, scalar view) -> the vec4 view the vectors read or write it through."""
         accesses = {**self.loads, **self.stores}
-        return {where.resource: _VIEW[_dtype(stmt)] for stmt, where in accesses.items()}
+        return {(w.resource, _dtype(x)): _VIEW[_dtype(x)] for x, w in accesses.items()}
 
 
 def plan(task: s.Offloaded, caps: Caps) -> Lanes | None:
