@@ -3,7 +3,9 @@ when it must not apply, and the same results as the scalar loop on lavapipe."""
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -14,6 +16,20 @@ from tests.backends.webgpu.test_emitter import CAPS, accepted, range_task, shade
 from tistudio.lang import impl
 
 VEC4 = replace(CAPS, vectorize=True)
+
+
+@contextlib.contextmanager
+def gpu_program(vectorize: bool) -> Iterator[None]:
+    """A GPU program with vec4 loops on or off; after it, the device's default and ti.reset."""
+    ti.init(arch=ti.gpu, fallback_to_cpu=False, offline_cache=False)
+    device = impl.get_program().gpu.device
+    device.caps = replace(device.caps, vectorize=vectorize)
+    try:
+        yield
+    finally:
+        device.caps = replace(device.caps, vectorize=True)
+        ti.reset()
+
 
 DOUBLE = """
 <*f32> $7 = get child [S2place<f32>] $6
@@ -171,43 +187,39 @@ def test_a_field_whose_cells_are_not_four_bytes_stays_scalar():
 
 
 def run_kernels(vectorize: bool, n: int) -> tuple[dict[str, np.ndarray], str]:
-    ti.init(arch=ti.gpu, fallback_to_cpu=False)
-    device = impl.get_program().gpu.device
-    device.caps = replace(device.caps, vectorize=vectorize)
-    x = ti.field(ti.f32, shape=n)
-    y = ti.field(ti.f32, shape=n)
-    k = ti.field(ti.i32, shape=n)
-    total = ti.field(ti.f32, shape=())
-    count = ti.field(ti.i32, shape=())
+    with gpu_program(vectorize):
+        x = ti.field(ti.f32, shape=n)
+        y = ti.field(ti.f32, shape=n)
+        k = ti.field(ti.i32, shape=n)
+        total = ti.field(ti.f32, shape=())
+        count = ti.field(ti.i32, shape=())
 
-    @ti.kernel
-    def saxpy(a: ti.f32):
-        for i in x:
-            y[i] = a * x[i] + y[i]
+        @ti.kernel
+        def saxpy(a: ti.f32):
+            for i in x:
+                y[i] = a * x[i] + y[i]
 
-    @ti.kernel
-    def reduce():
-        for i in x:
-            total[None] += x[i]
-            count[None] += k[i]
+        @ti.kernel
+        def reduce():
+            for i in x:
+                total[None] += x[i]
+                count[None] += k[i]
 
-    @ti.kernel
-    def chain():
-        for i in k:
-            k[i] = k[i] * 3 + i
-            x[i] = ti.cast(k[i], ti.f32) + 0.5  # reads k after its store: k stays scalar
+        @ti.kernel
+        def chain():
+            for i in k:
+                k[i] = k[i] * 3 + i
+                x[i] = ti.cast(k[i], ti.f32) + 0.5  # reads k after its store: k stays scalar
 
-    x.from_numpy(np.arange(n, dtype=np.float32) % 13)
-    y.from_numpy(np.ones(n, np.float32))
-    k.from_numpy(np.arange(n, dtype=np.int32) % 5)
-    saxpy(2.0)
-    reduce()
-    chain()
-    wgsl = saxpy.compile_report(2.0).wgsl + reduce.compile_report().wgsl
-    out = {"x": x.to_numpy(), "y": y.to_numpy(), "k": k.to_numpy()}
-    out.update(total=np.array([total[None]]), count=np.array([count[None]]))
-    device.caps = replace(device.caps, vectorize=True)
-    ti.reset()
+        x.from_numpy(np.arange(n, dtype=np.float32) % 13)
+        y.from_numpy(np.ones(n, np.float32))
+        k.from_numpy(np.arange(n, dtype=np.int32) % 5)
+        saxpy(2.0)
+        reduce()
+        chain()
+        wgsl = saxpy.compile_report(2.0).wgsl + reduce.compile_report().wgsl
+        out = {"x": x.to_numpy(), "y": y.to_numpy(), "k": k.to_numpy()}
+        out.update(total=np.array([total[None]]), count=np.array([count[None]]))
     return out, wgsl
 
 
@@ -252,47 +264,45 @@ def assert_one_view_per_written_buffer(*kernels) -> None:  # noqa: ANN002
 def run_branchy_kernels(vectorize: bool) -> tuple[dict[str, np.ndarray], str]:
     """A struct-for stencil (branches, neighbours, stores by some lanes only), stores by every
     third lane, and loads one cell off alignment: the vec4 plan's new cases."""
-    ti.init(arch=ti.gpu, fallback_to_cpu=False)
-    device = impl.get_program().gpu.device
-    device.caps = replace(device.caps, vectorize=vectorize)
-    side, n = 16, 256
-    a = ti.field(ti.f32, shape=(side, side))  # the tree's first field: a[i - 1, j] reads before it
-    b = ti.field(ti.f32, shape=(side, side))
-    y = ti.field(ti.i32, shape=n)
-    z = ti.field(ti.i32, shape=n)
-    x = ti.field(ti.i32, shape=n)  # the tree's last field: x[k + 1] reads past its end
+    with gpu_program(vectorize):
+        side, n = 16, 256
+        a = ti.field(
+            ti.f32, shape=(side, side)
+        )  # the tree's first field: a[i - 1, j] reads before it
+        b = ti.field(ti.f32, shape=(side, side))
+        y = ti.field(ti.i32, shape=n)
+        z = ti.field(ti.i32, shape=n)
+        x = ti.field(ti.i32, shape=n)  # the tree's last field: x[k + 1] reads past its end
 
-    @ti.kernel
-    def stencil():
-        for i, j in b:
-            if 0 < i < side - 1 and 0 < j < side - 1:
-                b[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
+        @ti.kernel
+        def stencil():
+            for i, j in b:
+                if 0 < i < side - 1 and 0 < j < side - 1:
+                    b[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
 
-    @ti.kernel
-    def every_third():
-        for k in y:
-            if k % 3 == 0 and k < n - 1:
-                y[k] = x[k] * 2 + x[k + 1]
+        @ti.kernel
+        def every_third():
+            for k in y:
+                if k % 3 == 0 and k < n - 1:
+                    y[k] = x[k] * 2 + x[k + 1]
 
-    @ti.kernel
-    def shifted():
-        for k in range(1, n - 5):  # starts one cell in: its lanes' cells are not aligned
-            z[k] = x[k - 1] - x[k + 1]
+        @ti.kernel
+        def shifted():
+            for k in range(1, n - 5):  # starts one cell in: its lanes' cells are not aligned
+                z[k] = x[k - 1] - x[k + 1]
 
-    rng = np.random.default_rng(5)
-    a.from_numpy(rng.integers(-9, 9, (side, side)).astype(np.float32))
-    x.from_numpy(rng.integers(-99, 99, n).astype(np.int32))
-    b.fill(-7.0)
-    y.fill(-1)
-    z.fill(-1)
-    stencil()
-    every_third()
-    shifted()
-    wgsl = "".join(k.compile_report().wgsl for k in (stencil, every_third, shifted))
-    assert_one_view_per_written_buffer(stencil, every_third, shifted)
-    out = {name: f.to_numpy() for name, f in (("a", a), ("b", b), ("x", x), ("y", y), ("z", z))}
-    device.caps = replace(device.caps, vectorize=True)
-    ti.reset()
+        rng = np.random.default_rng(5)
+        a.from_numpy(rng.integers(-9, 9, (side, side)).astype(np.float32))
+        x.from_numpy(rng.integers(-99, 99, n).astype(np.int32))
+        b.fill(-7.0)
+        y.fill(-1)
+        z.fill(-1)
+        stencil()
+        every_third()
+        shifted()
+        wgsl = "".join(k.compile_report().wgsl for k in (stencil, every_third, shifted))
+        assert_one_view_per_written_buffer(stencil, every_third, shifted)
+        out = {name: f.to_numpy() for name, f in (("a", a), ("b", b), ("x", x), ("y", y), ("z", z))}
     return out, wgsl
 
 

@@ -9,14 +9,14 @@ its store (which must then stay scalar). hypothesis shrinks a disagreement to it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tistudio as ti
-from tistudio.lang import impl
+from tests.backends.webgpu.test_vectorize import gpu_program
 
 
 @dataclass(frozen=True)
@@ -55,46 +55,42 @@ def cases(draw: st.DrawFn) -> Case:
 
 
 def run(case: Case, vectorize: bool) -> tuple[dict[str, np.ndarray], str]:
-    ti.init(arch=ti.gpu, fallback_to_cpu=False, offline_cache=False)
-    device = impl.get_program().gpu.device
-    device.caps = replace(device.caps, vectorize=vectorize)
-    dtype = getattr(ti, case.dtype)
-    h, w, di, dj, every = case.height, case.width, case.di, case.dj, case.every
-    a, b, c = (ti.field(dtype, shape=(h, w)) for _ in range(3))
+    with gpu_program(vectorize):
+        dtype = getattr(ti, case.dtype)
+        h, w, di, dj, every = case.height, case.width, case.di, case.dj, case.every
+        a, b, c = (ti.field(dtype, shape=(h, w)) for _ in range(3))
 
-    @ti.func
-    def cell(i: ti.i32, j: ti.i32):
-        ii, jj = i + di, j + dj
-        if 0 <= ii < h and 0 <= jj < w:
-            v = a[ii, jj] + a[i, j] * 3
-            if (i + j) % every == 0:
-                b[i, j] = v
-            c[i, j] = v - b[i, j]  # reads b after its store in the same iteration
+        @ti.func
+        def cell(i: ti.i32, j: ti.i32):
+            ii, jj = i + di, j + dj
+            if 0 <= ii < h and 0 <= jj < w:
+                v = a[ii, jj] + a[i, j] * 3
+                if (i + j) % every == 0:
+                    b[i, j] = v
+                c[i, j] = v - b[i, j]  # reads b after its store in the same iteration
 
-    @ti.kernel
-    def over_b():
-        for i, j in b:
-            cell(i, j)
+        @ti.kernel
+        def over_b():
+            for i, j in b:
+                cell(i, j)
 
-    rows, cols = case.rows or (0, 1), case.cols or (0, 1)
+        rows, cols = case.rows or (0, 1), case.cols or (0, 1)
 
-    @ti.kernel
-    def over_range():
-        for i, j in ti.ndrange(rows, cols):
-            cell(i, j)
+        @ti.kernel
+        def over_range():
+            for i, j in ti.ndrange(rows, cols):
+                cell(i, j)
 
-    rng = np.random.default_rng(3)
-    a.from_numpy(
-        rng.integers(-50, 50, (h, w)).astype({"f32": np.float32, "i32": np.int32}[case.dtype])
-    )
-    b.fill(7)
-    c.fill(-9)
-    kernel = over_b if case.rows is None else over_range
-    kernel()
-    out = {"b": b.to_numpy(), "c": c.to_numpy()}
-    wgsl = kernel.compile_report().wgsl
-    device.caps = replace(device.caps, vectorize=True)
-    ti.reset()
+        rng = np.random.default_rng(3)
+        a.from_numpy(
+            rng.integers(-50, 50, (h, w)).astype({"f32": np.float32, "i32": np.int32}[case.dtype])
+        )
+        b.fill(7)
+        c.fill(-9)
+        kernel = over_b if case.rows is None else over_range
+        kernel()
+        out = {"b": b.to_numpy(), "c": c.to_numpy()}
+        wgsl = kernel.compile_report().wgsl
     return out, wgsl
 
 
@@ -123,23 +119,19 @@ def spelled(k: ti.i32, shift: ti.template()) -> ti.i32:
 
 
 def run_spellings(n: int, begin: int, store: int, load: int, vectorize: bool) -> np.ndarray:
-    ti.init(arch=ti.gpu, fallback_to_cpu=False, offline_cache=False)
-    device = impl.get_program().gpu.device
-    device.caps = replace(device.caps, vectorize=vectorize)
-    x, y, z = (ti.field(ti.i32, shape=n) for _ in range(3))
+    with gpu_program(vectorize):
+        x, y, z = (ti.field(ti.i32, shape=n) for _ in range(3))
 
-    @ti.kernel
-    def same_cell():
-        for k in range(begin, n):
-            y[spelled(k, store)] = x[k] * 2 + 1
-            z[k] = y[spelled(k, load)] - x[k]  # the cell this iteration just wrote
+        @ti.kernel
+        def same_cell():
+            for k in range(begin, n):
+                y[spelled(k, store)] = x[k] * 2 + 1
+                z[k] = y[spelled(k, load)] - x[k]  # the cell this iteration just wrote
 
-    x.from_numpy(np.arange(n, dtype=np.int32) * 7 % 13)
-    y.fill(-5)
-    same_cell()
-    out = np.stack([y.to_numpy(), z.to_numpy()])
-    device.caps = replace(device.caps, vectorize=True)
-    ti.reset()
+        x.from_numpy(np.arange(n, dtype=np.int32) * 7 % 13)
+        y.fill(-5)
+        same_cell()
+        out = np.stack([y.to_numpy(), z.to_numpy()])
     return out
 
 
