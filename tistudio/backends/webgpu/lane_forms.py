@@ -27,6 +27,7 @@ from tistudio.ir import statements as s
 from tistudio.ir.ops import BinaryOpType as B
 from tistudio.ir.ops import UnaryOpType as U
 from tistudio.ir.stmt import Stmt
+from tistudio.passes.index_math import is_pow2
 
 LANES = 4
 CAP = 1 << 20  # the largest modulus tracked (a power of two)
@@ -92,10 +93,6 @@ def _constant(a: Form) -> int | None:
     return a.exact if a.c == 0 else None
 
 
-def _pow2(n: object) -> int | None:
-    return n if isinstance(n, int) and n > 0 and n & (n - 1) == 0 else None
-
-
 class LaneForms:
     """The forms of one range_for task's values (memoised; `None`: no form)."""
 
@@ -143,7 +140,7 @@ class LaneForms:
             return _scale(a, 1 << amount)
         if stmt.op in (B.bit_sar, B.bit_shr) and 0 <= amount < 32:
             return _quotient(a, 1 << amount)  # a shift floors, whatever the sign
-        if stmt.op is B.bit_and and _pow2(amount + 1) is not None:
+        if stmt.op is B.bit_and and amount >= 0 and is_pow2(amount + 1):
             return _remainder(a, amount + 1)  # two's complement: a mask is a floor remainder
         if stmt.op in (B.div, B.mod) and amount > 0 and a.nonneg:  # truncation is floor here
             return (_quotient if stmt.op is B.div else _remainder)(a, amount)
@@ -161,12 +158,18 @@ class Address:
     tree_bytes: int
 
 
+def place_of(ptr: Stmt) -> int | None:
+    """The id of the place SNode `ptr` points into (None: not a field element)."""
+    return ptr.child.id if isinstance(ptr, s.GetCh) and ptr.child.type == "place" else None
+
+
 def address(forms: LaneForms, ptr: Stmt) -> Address | None:
     """The `Address` of a field element pointer (`get child [place]` of lookups from a root),
     or None for any other pointer or an index without a form."""
-    if not (isinstance(ptr, s.GetCh) and ptr.child.type == "place"):
+    place = place_of(ptr)
+    if place is None:
         return None
-    place, total, tree_bytes = ptr.child.id, _const(0), 0
+    total, tree_bytes = _const(0), 0
     while not isinstance(ptr, s.GetRoot):
         if isinstance(ptr, s.GetCh):
             total = _add(total, _const(ptr.child.offset_in_parent_cell), 1)

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tistudio.backends.webgpu.lane_forms import LANES, Address, LaneForms, address
+from tistudio.backends.webgpu.lane_forms import LANES, Address, LaneForms, address, place_of
 from tistudio.backends.webgpu.memory import Ptr
 from tistudio.backends.webgpu.resources import VIEW_ELEMENT, Caps
 from tistudio.ir import statements as s
@@ -90,8 +90,9 @@ def plan(task: s.Offloaded, caps: Caps) -> Lanes | None:
     for stmt in walk(task.body):
         if isinstance(stmt, (s.GlobalLoad, s.GlobalStore, s.AtomicOp)):
             ptr = stmt.dest if isinstance(stmt, s.AtomicOp) else stmt.ptr
-            if isinstance(ptr, s.GetCh) and ptr.child.type == "place":
-                by_place.setdefault(ptr.child.id, []).append((stmt, address(forms, ptr)))
+            place = place_of(ptr)
+            if place is not None:
+                by_place.setdefault(place, []).append((stmt, address(forms, ptr)))
     lanes = Lanes(count=task.end - task.begin)
     for accesses in by_place.values():
         for stmt, where in _vectorised(accesses):
@@ -121,7 +122,8 @@ def _vectorised(accesses: list[tuple[Stmt, Address | None]]) -> list[tuple[Stmt,
         return fitting  # loads of memory the task leaves alone: any subset is safe
     if len(fitting) < len(accesses):
         return []
-    return [(stmt, where) for stmt, where in fitting if _run(where) not in _stale_runs(fitting)]
+    stale = _stale_runs(fitting)
+    return [(stmt, where) for stmt, where in fitting if _run(where) not in stale]
 
 
 def _fits(stmt: Stmt, where: Address | None) -> bool:
