@@ -9,17 +9,8 @@
 #
 # JSON rows go to $OUT/rows.jsonl (the earlier tistudio's framework name ends in " before"),
 # stderr to $OUT/log.txt. The copy runs first and last, to show the GPU did not change speed.
-set -o pipefail
-OUT=${OUT:-/tmp/bench-out}
-mkdir -p "$OUT"
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl || exit 1
-export XDG_RUNTIME_DIR=/tmp PYTHONUNBUFFERED=1 TISTUDIO_OFFLINE_CACHE=0
-B=benchmarks/gpu/bench.py
-R=$OUT/rows.jsonl
-L=$OUT/log.txt
+# SETUP=0 skips the unpacking and installing (device_env.sh).
+source benchmarks/gpu/device_env.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$L"
 PYTHONPATH= timeout 45 python3 $B copy | tee -a "$R"
 PYTHONPATH=/tmp/site:$PWD timeout 110 python3 $B tistudio 2>>"$L" | tee -a "$R"

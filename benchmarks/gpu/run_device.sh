@@ -4,21 +4,8 @@
 # naga's runtime checks), with the checks only, with grid-stride loops unrolled by two; the
 # stencil and n-body probes (shader variants); Taichi 1.7.4 on Vulkan and on CUDA. JSON rows go to
 # $OUT/rows.jsonl and $OUT/probe.jsonl, stderr to $OUT/log.txt. SETUP=0 skips unpacking the
-# Vulkan loader and the wheels (for a dry run where they are installed).
-set -o pipefail
-OUT=${OUT:-/tmp/bench-out}
-mkdir -p "$OUT"
-if [ "${SETUP:-1}" = 1 ]; then
-    for f in .gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target /tmp/site .whl/*.whl || exit 1
-    export PYTHONPATH=/tmp/site:$PWD
-fi
-export XDG_RUNTIME_DIR=/tmp PYTHONUNBUFFERED=1 TISTUDIO_OFFLINE_CACHE=0
-B=benchmarks/gpu/bench.py
-R=$OUT/rows.jsonl
-L=$OUT/log.txt
+# Vulkan loader and the wheels (for a dry run where they are installed; device_env.sh).
+source benchmarks/gpu/device_env.sh
 (nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true) | tee "$L"
 step() {  # step SECONDS COMMAND...: run with a time limit, log how long it took
     local limit=$1 start=$SECONDS

@@ -73,8 +73,10 @@ def kernels():
 
 def variants(text: str) -> dict[str, str]:
     """The ndrange shader with its division and remainder lines written in other ways (the GPU
-    widens the last axis to a multiple of 4 from column 0: 8192 columns, not 8190)."""
-    n = -(-(SIDE - 1) // ndrange.PAD) * ndrange.PAD
+    widens a long last axis to a multiple of 4 from column 0: 8192 columns, not 8190)."""
+    n = SIDE - 2
+    if n >= ndrange.MIN_PADDED:
+        n = -(-(SIDE - 1) // ndrange.PAD) * ndrange.PAD
     rem = re.search(rf"let (s\d+): i32 = \((s\d+) % {n}i\);", text)
     div = re.search(rf"let (s\d+): i32 = \((s\d+) / {n}i\);", text)
     assert rem and div, text
