@@ -29,8 +29,8 @@ instruction selection and register allocation) make usable code in ~4 ms where O
 its functions get a `__quick` suffix, so that the optimised module of the same kernel, loaded
 into the same engine later, defines its symbols without a clash. `compile` can run on another
 thread than the engine's users when given an `OptimiserThreadState` (its own LLVM context and
-TargetMachine): only loading the object into the engine takes the engine's lock (llvmlite's
-own global lock is still taken by each LLVM call, see `OptimiserThreadState`).
+TargetMachine): only loading the object into the engine takes the engine's lock, and its two
+long calls (optimising, code generation) skip llvmlite's global lock (`unlocked.py`).
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from tistudio.backends.llvm import unlocked
 from tistudio.backends.llvm.vecmath import VectorLibrary
 
 QUICK_SUFFIX = "__quick"  # the first tier's functions: see `JitEngine.compile_quick`
@@ -55,10 +56,8 @@ class OptimiserThreadState:
     """What a thread other than the engine's users needs to compile alone: its own LLVM context
     and its own TargetMachine, so that nothing it makes is shared with the user's thread.
 
-    Its calls still take llvmlite's global lock, one LLVM call at a time: skipping the lock
-    (tried in 9941373) also skipped it for destructors that Python's garbage collector ran on
-    this thread, of objects in the global context that the user's thread was using; a full
-    test run aborted once with it."""
+    Its calls take llvmlite's global lock, except the pass pipeline and the code generator
+    (`unlocked.py` says why that is safe and the thread's other calls are not)."""
 
     context: llvm.context.ContextRef
     machine: llvm.TargetMachine
@@ -131,10 +130,14 @@ class JitEngine:
             parsed = llvm.parse_assembly(text, context)
             parsed.verify()
             parsed_at = clock()
-            self._optimise(parsed, opt_level if _has_loops(text) else min(opt_level, 1), machine)
+            level = opt_level if _has_loops(text) else min(opt_level, 1)
+            self._optimise(parsed, level, machine, alone=thread_state is not None)
             optimised_at = clock()
             optimized = str(parsed)
-            obj = machine.emit_object(parsed)
+            if thread_state is None:
+                obj = machine.emit_object(parsed)
+            else:  # the code generator: tens of ms that must not hold up the user's thread
+                obj = unlocked.emit_object(machine, parsed)
             emitted_at = clock()
             parsed.close()  # in the thread (and context) that made it
         with self._lock:
@@ -215,8 +218,10 @@ class JitEngine:
         return addresses
 
     def _optimise(
-        self, module: llvm.ModuleRef, opt_level: int, machine: llvm.TargetMachine
+        self, module: llvm.ModuleRef, opt_level: int, machine: llvm.TargetMachine, alone: bool
     ) -> None:
+        """Run LLVM's O`opt_level` pipeline; `alone`: on the optimiser's thread, in its own
+        context and TargetMachine, without llvmlite's global lock (`unlocked.py`)."""
         tuning = llvm.create_pipeline_tuning_options(speed_level=opt_level)
         vectorise = opt_level >= 2
         tuning.loop_vectorization = vectorise
@@ -225,7 +230,10 @@ class JitEngine:
         tuning.loop_interleaving = vectorise
         builder = llvm.create_pass_builder(machine, tuning)
         passes = builder.getModulePassManager()
-        passes.run(module, builder)
+        if alone:
+            unlocked.run_module_passes(passes, module, builder)
+        else:
+            passes.run(module, builder)
         for made in (passes, builder, tuning):
             made.close()
 

@@ -9,8 +9,9 @@ whose launch is light get it: `launcher.estimated_work` (iterations, inner loops
 or one whose range is known only at launch (ndarray shapes), is compiled at O3 before its first
 launch, as without tiering. For the light ones, a background thread, the optimiser, runs the O3
 compile in its own LLVM context (`OptimiserThreadState`) and hands the result to the executable,
-which swaps its launch path between two launches. LLVM calls release the GIL, so the optimiser
-works while the user's program runs Python (on 2 cores, also while a kernel runs).
+which swaps its launch path between two launches. LLVM calls release the GIL, and the optimiser's
+long ones skip llvmlite's global lock (`unlocked.py`), so the optimiser works while the user's
+program runs Python or compiles its next kernel (on 2 cores, also while a kernel runs).
 
 What waits for the optimised tier: the studio's LLVM IR and assembly, the disk cache (it stores
 only optimised code, from the optimiser's thread), AOT export, and `wait_all` (at exit, so no
@@ -166,7 +167,8 @@ class Optimiser:
 
     def _before_fork(self) -> None:
         """Hold the engine's lock and llvmlite's around a fork: a child forked while this
-        thread held one (inside an LLVM call) would wait for it forever."""
+        thread held one (inside an LLVM call) would wait for it forever. (`unlocked.py` waits
+        for a call of this thread that skips llvmlite's lock, once for all optimisers.)"""
         self.jit._lock.acquire()
         llvm.ffi.lib._lock.__enter__()
 
