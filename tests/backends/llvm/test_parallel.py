@@ -10,6 +10,7 @@ import pytest
 
 from tests.backends.llvm.helpers import Tree, compile_text, ndarray, scalar
 from tistudio.backends.llvm import CpuBackend
+from tistudio.backends.llvm import runtime_ir as rt
 from tistudio.backends.llvm.executable import RANGE_TASK
 from tistudio.backends.llvm.jit import JitEngine
 from tistudio.backends.llvm.native_pool import NativeThreadPool
@@ -259,8 +260,17 @@ def test_small_loops_run_inline_and_workers_persist(kind):
             pool.parallel_for(fn, 0, 0, 10_000)
         assert pool.started_workers == 3
         assert len(calls) == 1 + 50 * 4
-        workers = {ident for _, _, ident in calls}
-        assert len(workers) == 4  # the caller and the same three workers every time
+        # the caller and the same three workers every time; the native caller runs a chunk
+        # whose worker has not claimed it yet (on a loaded machine, all of them: sleeping
+        # workers wake slower than these chunks run), so its workers need not have run any;
+        # test_chunks_run_at_the_same_time proves they do run chunks in parallel
+        ran = {ident for _, _, ident in calls}
+        if kind == "python":
+            own = {threading.get_ident()} | {w.thread.ident for w in pool._workers}
+            assert ran == own and len(own) == 4
+        else:
+            own = {threading.get_ident()} | {t.ident for t in pool._threads}
+            assert ran <= own and len(own) == 4
     finally:
         pool.close()
     assert pool.started_workers == 0
@@ -276,6 +286,25 @@ def test_empty_and_reversed_ranges_run_nothing(kind):
     pool.parallel_for(fn, 0, 9, 3)
     assert calls == []
     pool.close()
+
+
+def test_a_launch_runs_the_chunks_of_workers_that_never_come():
+    """A worker the scheduler does not run (here: one that was never started) does not hold up
+    a launch: the caller claims its chunk and runs it. Before, the caller waited for every
+    worker to check in (a time slice, 3-4 ms, when the optimiser held the other core; here,
+    forever: so the launch runs on a thread given 20 s)."""
+    pool, calls, fn = _recording_pool("native", 4, 1)
+    pool._native.i32(rt.NUM_WORKERS).value = 3  # as if three workers were asleep
+    launch = threading.Thread(
+        target=pool._native.run, args=(pool._native.state, fn, 0, 0, 400, 4, 1), daemon=True
+    )
+    launch.start()
+    launch.join(20)
+    assert not launch.is_alive(), "the launch waited for workers that never ran"
+    spans = sorted((lo, hi) for lo, hi, _ in calls)
+    assert spans == [(0, 100), (100, 200), (200, 300), (300, 400)]
+    assert {ident for _, _, ident in calls} == {launch.ident}
+    assert pool._native.i32(rt.PENDING).value == 0
 
 
 def test_a_busy_native_pool_runs_other_launches_inline():

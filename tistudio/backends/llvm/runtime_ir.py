@@ -5,11 +5,20 @@ Python starts the worker threads, but each one spends its whole life inside
 directly; a parallel launch is therefore a few atomic operations, not a round trip through the
 interpreter. The protocol, on one shared state block (layout below):
 
-* the caller writes one job per worker (a null `fn` for workers without a chunk), sets
-  `pending` to the number of workers, bumps `generation`, and runs chunk 0 itself;
-* each worker waits for `generation` to change, runs its job, and decrements `pending`;
-* the caller returns when `pending` is 0. Every worker takes part in every generation, so a
-  worker can never read the job of the next launch while finishing this one.
+* the caller sets `pending` to the number of chunks it hands out (all but chunk 0), writes one
+  job per worker (chunk k + 1; `claim` 0, or 1 for a worker without a chunk), bumps
+  `generation`, and runs chunk 0 itself;
+* a worker woken by a new `generation` claims its job (an atomic exchange of `claim` with 1);
+  if the claim was open it reads the job, runs it and decrements `pending`;
+* the caller, done with chunk 0, claims every job still open and runs it itself (decrementing
+  `pending` too), then returns when `pending` is 0: it waits only for chunks a worker started.
+  A worker that the scheduler has not run yet (on 2 cores, while the background optimiser
+  compiles) no longer holds up the launch for a time slice (3-4 ms of a first launch, seen in
+  ~1 of 5 fresh processes of benchmarks/cases/compile_next.py).
+
+A job is read only after its claim succeeded, and the caller opens a claim (release) only after
+writing the job and `pending`, so a worker that wakes late, even during the next launch, either
+finds its claim taken or runs that next launch's job whole.
 
 Waiting spins for a while (`rdtsc` bounded), then sleeps on a Linux futex; sleepers are
 counted so the common case (everyone spinning) makes no system call. `busy` lets one launch use
@@ -35,7 +44,7 @@ NUM_WORKERS = 144
 RUN_ADDRESS = 152  # i64: address of `tistudio_pool_run`, for kernel launchers
 JOBS = 192  # one 64-byte line per worker: fn (ptr), ctx (ptr), lo (i32), hi (i32), ready (i32)
 JOB_BYTES = 64
-JOB_FN, JOB_CTX, JOB_LO, JOB_HI, JOB_READY = 0, 8, 16, 20, 24
+JOB_FN, JOB_CTX, JOB_LO, JOB_HI, JOB_READY, JOB_CLAIM = 0, 8, 16, 20, 24, 28
 MAX_WORKERS = 255
 STATE_BYTES = JOBS + JOB_BYTES * MAX_WORKERS
 
@@ -208,8 +217,8 @@ def _build_worker(pb: _Builder) -> None:
     first = pb.load(GENERATION)
     pb.store_at(_job_field(pb, k, JOB_READY), ir.Constant(I32, 1), "release")
     entry = b.block
-    head, work, run, finish, wake, back, leave = (
-        pb.block(n) for n in ("head", "work", "run", "finish", "wake", "back", "leave")
+    head, work, run, wake, back, leave = (
+        pb.block(n) for n in ("head", "work", "run", "wake", "back", "leave")
     )
     b.branch(head)
     b.position_at_end(head)
@@ -218,15 +227,13 @@ def _build_worker(pb: _Builder) -> None:
     generation = pb.wait_until_changed(GENERATION, seen, WORKER_SPIN_CYCLES, SLEEPERS)
     b.cbranch(b.icmp_unsigned("!=", pb.load(SHUTDOWN), ir.Constant(I32, 0)), leave, work)
     b.position_at_end(work)
-    fn = b.load(_job_field(pb, k, JOB_FN), typ=PTR)
-    b.cbranch(b.icmp_unsigned("==", fn, ir.Constant(PTR, None)), finish, run)
+    b.cbranch(_claim(pb, k), run, back)
     b.position_at_end(run)
+    fn = b.load(_job_field(pb, k, JOB_FN), typ=PTR)
     ctx = b.load(_job_field(pb, k, JOB_CTX), typ=PTR)
     lo = b.load(_job_field(pb, k, JOB_LO), typ=I32)
     hi = b.load(_job_field(pb, k, JOB_HI), typ=I32)
     pb.call_task(fn, ctx, lo, hi)
-    b.branch(finish)
-    b.position_at_end(finish)
     last = b.icmp_unsigned("==", pb.rmw("sub", PENDING, 1), ir.Constant(I32, 1))
     caller_asleep = b.icmp_unsigned("!=", pb.load(CALLER_SLEEPING, "seq_cst"), ir.Constant(I32, 0))
     b.cbranch(b.and_(last, caller_asleep), wake, back)
@@ -238,6 +245,13 @@ def _build_worker(pb: _Builder) -> None:
     b.branch(head)
     b.position_at_end(leave)
     b.ret_void()
+
+
+def _claim(pb: _Builder, worker: ir.Value) -> ir.Value:
+    """Take job `worker` (exchange its `claim` with 1): true if it was open."""
+    ptr = _job_field(pb, worker, JOB_CLAIM)
+    old = pb.b.atomic_rmw("xchg", ptr, ir.Constant(I32, 1), "seq_cst")
+    return pb.b.icmp_unsigned("==", old, ir.Constant(I32, 0))
 
 
 def _build_run(pb: _Builder) -> None:
@@ -272,11 +286,12 @@ def _build_run(pb: _Builder) -> None:
     b.branch(inline)
     b.position_at_end(fork)
     bound = _chunk_bound(b, begin, n, chunks)
-    _write_jobs(pb, workers, chunks, fn, ctx, bound)
-    pb.store_at(pb.field(PENDING), b.trunc(workers, I32), "seq_cst")
+    pb.store_at(pb.field(PENDING), b.trunc(b.sub(chunks, one), I32), "seq_cst")
+    _write_jobs(pb, workers, chunks, fn, ctx, bound)  # opens the claims: after `pending`
     pb.rmw("add", GENERATION, 1)
     _wake_sleepers(pb)
     pb.call_task(fn, ctx, begin, bound(one))
+    _run_unclaimed(pb, chunks, fn, ctx, bound)
     _wait_for_workers(pb)
     pb.store(BUSY, 0)
     b.ret_void()
@@ -296,7 +311,7 @@ def _chunk_bound(b: ir.IRBuilder, begin: ir.Value, n: ir.Value, chunks: ir.Value
 
 
 def _write_jobs(pb: _Builder, workers, chunks, fn, ctx, bound) -> None:
-    """Job of worker k: chunk k + 1 if there is one, else a null `fn` (it only checks in)."""
+    """Job of worker k: chunk k + 1 with an open claim if there is one, else a closed claim."""
     b = pb.b
     before = b.block
     loop, body, done = pb.block("jobs"), pb.block("job"), pb.block("jobs_done")
@@ -313,7 +328,34 @@ def _write_jobs(pb: _Builder, workers, chunks, fn, ctx, bound) -> None:
     b.store(ctx, _job_field(pb, k32, JOB_CTX))
     b.store(bound(chunk), _job_field(pb, k32, JOB_LO))
     b.store(bound(b.add(chunk, ir.Constant(I64, 1))), _job_field(pb, k32, JOB_HI))
+    closed = b.zext(b.not_(has_chunk), I32)  # 1: nothing to claim
+    pb.store_at(_job_field(pb, k32, JOB_CLAIM), closed, "release")
     k.add_incoming(chunk, body)
+    b.branch(loop)
+    b.position_at_end(done)
+
+
+def _run_unclaimed(pb: _Builder, chunks, fn, ctx, bound) -> None:
+    """The caller runs every chunk whose worker has not claimed it yet."""
+    b = pb.b
+    before = b.block
+    loop, check, steal, next_, done = (
+        pb.block(n) for n in ("steal_loop", "steal_check", "steal", "steal_next", "steal_done")
+    )
+    b.branch(loop)
+    b.position_at_end(loop)
+    k = b.phi(I64, name="stolen_k")
+    k.add_incoming(ir.Constant(I64, 0), before)
+    chunk = b.add(k, ir.Constant(I64, 1))
+    b.cbranch(b.icmp_signed("<", chunk, chunks), check, done)
+    b.position_at_end(check)
+    b.cbranch(_claim(pb, b.trunc(k, I32)), steal, next_)
+    b.position_at_end(steal)
+    pb.call_task(fn, ctx, bound(chunk), bound(b.add(chunk, ir.Constant(I64, 1))))
+    pb.rmw("sub", PENDING, 1)
+    b.branch(next_)
+    b.position_at_end(next_)
+    k.add_incoming(chunk, next_)
     b.branch(loop)
     b.position_at_end(done)
 
