@@ -28,6 +28,7 @@ the pool at a time; a launch that finds it taken runs its range inline on its ow
 from __future__ import annotations
 
 import platform
+from collections.abc import Callable
 
 from llvmlite import ir
 
@@ -159,6 +160,22 @@ class _Builder:
         if fn is None:
             fn = ir.Function(module, ir.FunctionType(ret, [a.type for a in args]), name)
         return self.b.call(fn, args)
+
+    def for_each(self, name: str, limit: ir.Value, body: Callable[[ir.Value], None]) -> None:
+        """Emit `for k in range(limit): body(k)`, `k` an i64; `body` may add blocks."""
+        b = self.b
+        before = b.block
+        head, first, done = (self.block(f"{name}{x}") for x in ("", "_body", "_done"))
+        b.branch(head)
+        b.position_at_end(head)
+        k = b.phi(I64, name=f"{name}_k")
+        k.add_incoming(ir.Constant(I64, 0), before)
+        b.cbranch(b.icmp_signed("<", k, limit), first, done)
+        b.position_at_end(first)
+        body(k)
+        k.add_incoming(b.add(k, ir.Constant(I64, 1)), b.block)
+        b.branch(head)
+        b.position_at_end(done)
 
     def call_task(self, fn: ir.Value, ctx: ir.Value, lo: ir.Value, hi: ir.Value) -> None:
         self.b.call(callee(self.b, fn, RANGE_TASK_TYPE), [ctx, lo, hi])
@@ -313,51 +330,36 @@ def _chunk_bound(b: ir.IRBuilder, begin: ir.Value, n: ir.Value, chunks: ir.Value
 def _write_jobs(pb: _Builder, workers, chunks, fn, ctx, bound) -> None:
     """Job of worker k: chunk k + 1 with an open claim if there is one, else a closed claim."""
     b = pb.b
-    before = b.block
-    loop, body, done = pb.block("jobs"), pb.block("job"), pb.block("jobs_done")
-    b.branch(loop)
-    b.position_at_end(loop)
-    k = b.phi(I64, name="k")
-    k.add_incoming(ir.Constant(I64, 0), before)
-    b.cbranch(b.icmp_signed("<", k, workers), body, done)
-    b.position_at_end(body)
-    chunk = b.add(k, ir.Constant(I64, 1))
-    has_chunk = b.icmp_signed("<", chunk, chunks)
-    k32 = b.trunc(k, I32)
-    b.store(b.select(has_chunk, fn, ir.Constant(PTR, None)), _job_field(pb, k32, JOB_FN))
-    b.store(ctx, _job_field(pb, k32, JOB_CTX))
-    b.store(bound(chunk), _job_field(pb, k32, JOB_LO))
-    b.store(bound(b.add(chunk, ir.Constant(I64, 1))), _job_field(pb, k32, JOB_HI))
-    closed = b.zext(b.not_(has_chunk), I32)  # 1: nothing to claim
-    pb.store_at(_job_field(pb, k32, JOB_CLAIM), closed, "release")
-    k.add_incoming(chunk, body)
-    b.branch(loop)
-    b.position_at_end(done)
+
+    def write(k: ir.Value) -> None:
+        chunk = b.add(k, ir.Constant(I64, 1))
+        has_chunk = b.icmp_signed("<", chunk, chunks)
+        k32 = b.trunc(k, I32)
+        b.store(b.select(has_chunk, fn, ir.Constant(PTR, None)), _job_field(pb, k32, JOB_FN))
+        b.store(ctx, _job_field(pb, k32, JOB_CTX))
+        b.store(bound(chunk), _job_field(pb, k32, JOB_LO))
+        b.store(bound(b.add(chunk, ir.Constant(I64, 1))), _job_field(pb, k32, JOB_HI))
+        closed = b.zext(b.not_(has_chunk), I32)  # 1: nothing to claim
+        pb.store_at(_job_field(pb, k32, JOB_CLAIM), closed, "release")
+
+    pb.for_each("job", workers, write)
 
 
 def _run_unclaimed(pb: _Builder, chunks, fn, ctx, bound) -> None:
     """The caller runs every chunk whose worker has not claimed it yet."""
     b = pb.b
-    before = b.block
-    loop, check, steal, next_, done = (
-        pb.block(n) for n in ("steal_loop", "steal_check", "steal", "steal_next", "steal_done")
-    )
-    b.branch(loop)
-    b.position_at_end(loop)
-    k = b.phi(I64, name="stolen_k")
-    k.add_incoming(ir.Constant(I64, 0), before)
-    chunk = b.add(k, ir.Constant(I64, 1))
-    b.cbranch(b.icmp_signed("<", chunk, chunks), check, done)
-    b.position_at_end(check)
-    b.cbranch(_claim(pb, b.trunc(k, I32)), steal, next_)
-    b.position_at_end(steal)
-    pb.call_task(fn, ctx, bound(chunk), bound(b.add(chunk, ir.Constant(I64, 1))))
-    pb.rmw("sub", PENDING, 1)
-    b.branch(next_)
-    b.position_at_end(next_)
-    k.add_incoming(chunk, next_)
-    b.branch(loop)
-    b.position_at_end(done)
+
+    def steal_if_open(k: ir.Value) -> None:
+        steal, next_ = pb.block("steal"), pb.block("steal_next")
+        b.cbranch(_claim(pb, b.trunc(k, I32)), steal, next_)
+        b.position_at_end(steal)
+        chunk = b.add(k, ir.Constant(I64, 1))
+        pb.call_task(fn, ctx, bound(chunk), bound(b.add(chunk, ir.Constant(I64, 1))))
+        pb.rmw("sub", PENDING, 1)
+        b.branch(next_)
+        b.position_at_end(next_)
+
+    pb.for_each("stolen", b.sub(chunks, ir.Constant(I64, 1)), steal_if_open)
 
 
 def _wake_sleepers(pb: _Builder) -> None:
