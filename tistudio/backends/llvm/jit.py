@@ -141,13 +141,11 @@ class JitEngine:
             parsed.verify()
             parsed_at = clock()
             level = opt_level if _has_loops(text) else min(opt_level, 1)
-            self._optimise(parsed, level, machine, alone=thread_state is not None)
+            alone = thread_state is not None  # the long calls then skip llvmlite's lock
+            self._optimise(parsed, level, machine, alone)
             optimised_at = clock()
             optimized = str(parsed)
-            if thread_state is None:
-                obj = machine.emit_object(parsed)
-            else:  # the code generator: tens of ms that must not hold up the user's thread
-                obj = unlocked.emit_object(machine, parsed)
+            obj = unlocked.emit_object(machine, parsed) if alone else machine.emit_object(parsed)
             emitted_at = clock()
             parsed.close()  # in the thread (and context) that made it
         with self._lock:

@@ -32,7 +32,6 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
 
 import llvmlite.binding as llvm
 
@@ -188,9 +187,8 @@ class Optimiser:
 
 
 def compile_tiered(
-    jit: JitEngine, optimiser: Optimiser, module: Any, functions: list[str], opt_level: int
+    jit: JitEngine, optimiser: Optimiser, text: str, functions: list[str], opt_level: int
 ) -> tuple[CompiledModule, OptimisedCode]:
-    """Quick code for `module` now, and its optimised code from the optimiser later."""
-    text = jit.module_text(module)
+    """Quick code for the module `text` now, and its optimised code from the optimiser later."""
     quick = jit.compile_quick(text, functions)
     return quick, optimiser.submit(text, functions, opt_level)
