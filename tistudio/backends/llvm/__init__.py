@@ -1,4 +1,4 @@
-"""The CPU back end: final IR -> LLVM IR (llvmlite) -> native code, and a parallel runtime.
+"""The CPU back end: final IR -> LLVM IR (`llir`) -> native code (llvmlite), and a parallel runtime.
 
 `compile_kernel(kernel, config)` returns a `CpuExecutable`; `launch(args, roots)` runs it. See
 `context.py` for the argument buffer every task receives and `codegen.py` for the task ABI.

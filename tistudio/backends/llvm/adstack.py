@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llvmlite import ir
-
+from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm.lltypes import I32, constant, memory_type
 from tistudio.ir import statements as s
 from tistudio.ir.types import PrimitiveType
@@ -34,7 +33,7 @@ class AdStackEmitter:
         dtype = stmt.ret_type
         assert isinstance(dtype, PrimitiveType)
         size = max(stmt.max_size, 1)
-        array = ir.ArrayType(memory_type(dtype), size)
+        array = ir.array_type(memory_type(dtype), size)
         name = self.name_of(stmt)
         stack = _Stack(
             self._entry_alloca(I32, f"{name}_count", 4),

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from llvmlite import ir
-
+from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm.lltypes import I1, I32, I64, kind_of, value_type
 from tistudio.ir.ops import BinaryOpType as B
 from tistudio.ir.ops import UnaryOpType as U
@@ -111,7 +110,7 @@ def binary(
     if op == B.div and dtype.name == "f16" and fm:
         # in f32 and rounded once, as Taichi: with `arcp`, an f16 fdiv by a constant becomes a
         # product with the reciprocal rounded to f16 (0.30005h / 3 gave 0.09998, not 0.10004)
-        wide = [b.fpext(v, ir.FloatType()) for v in (lhs, rhs)]
+        wide = [b.fpext(v, ir.FLOAT) for v in (lhs, rhs)]
         return b.fptrunc(b.fdiv(*wide, flags=fm), lhs.type)
     if (op, kind) in LLVM_BINARY:
         method = getattr(b, LLVM_BINARY[op, kind])
@@ -302,7 +301,7 @@ def cast_value(b: ir.IRBuilder, src: PrimitiveType, dst: PrimitiveType, x: ir.Va
     if src.is_float and dst.is_float:
         if dst.bits == 16 and src.bits == 64:
             # through f32, as Taichi: a direct fptrunc calls __truncdfhf2, which the JIT lacks
-            x = b.fptrunc(x, ir.FloatType())
+            x = b.fptrunc(x, ir.FLOAT)
         grow = dst.bits > src.bits
         return (b.fpext if grow else b.fptrunc)(x, value_type(dst))
     if src.is_float:

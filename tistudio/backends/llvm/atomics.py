@@ -8,8 +8,7 @@ with each other only at the end of a launch, which the thread pool's join alread
 
 from __future__ import annotations
 
-from llvmlite import ir
-
+from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm.lltypes import kind_of, value_type
 from tistudio.ir.ops import AtomicOpType as A
 from tistudio.ir.types import PrimitiveType

@@ -93,7 +93,7 @@ class CpuBackend:
         if isinstance(pool, NativeThreadPool):
             threads = config.cpu_max_num_threads
             functions.append(build_launcher(module, kernel, functions, threads, pool.grain))
-        text = jit.module_text(module)  # llvmlite's printing: ~2 ms of the emission
+        text = jit.module_text(module)
         codegen_ms = (time.perf_counter() - start) * 1e3
         optimised = None
         if self.tiering == "quick" or config.opt_level == 0:

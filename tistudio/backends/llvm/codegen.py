@@ -15,10 +15,9 @@ Statement values are named after the printed IR (`%s5` is `$5`), so the studio c
 
 from __future__ import annotations
 
-from llvmlite import ir
-
 from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.backends.llvm import arith
+from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm.adstack import AdStackEmitter
 from tistudio.backends.llvm.atomics import atomic_rmw
 from tistudio.backends.llvm.context import GTMP_SLOT, ContextLayout
@@ -103,7 +102,7 @@ class TaskEmitter(AdStackEmitter):
         self.ctx_cache: dict[tuple[int, str], ir.Value] = {}
         params = [PTR, I32, I32] if task.task_type is TaskType.range_for else [PTR]
         self.function = ir.Function(module, ir.FunctionType(VOID, params), name)
-        self.function.attributes.add("nounwind")
+        self.function.attributes.append("nounwind")
         self.ctx = self.function.args[0]
         self.ctx.name = "ctx"
         self.ctx.add_attribute("noalias")
@@ -112,7 +111,7 @@ class TaskEmitter(AdStackEmitter):
         self.builder = ir.IRBuilder(self.start)
         self.tls = None
         if task.tls_size:
-            self.tls = self._entry_alloca(ir.ArrayType(I8, task.tls_size), "tls", 16)
+            self.tls = self._entry_alloca(ir.array_type(I8, task.tls_size), "tls", 16)
 
     def build(self) -> ir.Function:
         if self.task.task_type is TaskType.range_for:
@@ -147,10 +146,7 @@ class TaskEmitter(AdStackEmitter):
         return f"s{number}" if number is not None else ""
 
     def _entry_alloca(self, typ: ir.Type, name: str, align: int) -> ir.Value:
-        slot = self.entry.alloca(typ, name=name)
-        slot.align = align
-        slot.type = PTR  # llvmlite types allocas as typed pointers; LLVM 22 has only `ptr`
-        return slot
+        return self.entry.alloca(typ, name=name, align=align)
 
     def ctx_load(self, slot: int, typ: ir.Type) -> ir.Value:
         """Slot `slot` of the argument buffer, loaded once in the entry block."""

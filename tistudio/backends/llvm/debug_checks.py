@@ -14,8 +14,7 @@ import ctypes
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from llvmlite import ir
-
+from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm.context import GTMP_SLOT
 from tistudio.backends.llvm.lltypes import I32, I64, PTR
 from tistudio.ir import statements as s

@@ -44,8 +44,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
-from llvmlite import ir
 
+from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm import unlocked
 from tistudio.backends.llvm.vecmath import VectorLibrary
 
@@ -208,7 +208,7 @@ class JitEngine:
             made.close()
 
     def module_text(self, module: ir.Module | str) -> str:
-        """The module's text for this target (llvmlite IR modules get the triple and layout)."""
+        """The module's text for this target (an `llir.Module` gets the triple and layout)."""
         if isinstance(module, str):
             return module
         module.triple = self.triple

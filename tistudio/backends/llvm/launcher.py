@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import math
 
-from llvmlite import ir
-
+from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm import runtime_ir as rt
 from tistudio.backends.llvm.context import GTMP_SLOT, POOL_SLOT
 from tistudio.backends.llvm.debug_checks import stop_if_failed
-from tistudio.backends.llvm.lltypes import I8, I32, I64, PTR, VOID, callee
+from tistudio.backends.llvm.lltypes import I8, I32, I64, PTR, VOID
 from tistudio.ir.ops import TaskType
 from tistudio.ir.statements import Const, If, Offloaded, RangeFor, While
 from tistudio.ir.stmt import Block, Kernel
@@ -31,7 +30,7 @@ def build_launcher(
     range_for task is split into chunks of at least `task_grain(task, grain)` iterations."""
     name = f"{module.name}_launch"
     launcher = ir.Function(module, ir.FunctionType(VOID, [PTR]), name)
-    launcher.attributes.add("nounwind")
+    launcher.attributes.append("nounwind")
     b = ir.IRBuilder(launcher.append_basic_block("entry"))
     ctx = launcher.args[0]
     ctx.name = "ctx"
@@ -47,7 +46,7 @@ def build_launcher(
         end = _bound(b, ctx, task.const_end, task.end)
         state = _slot(b, ctx, POOL_SLOT)
         address = b.gep(state, [ir.Constant(I64, rt.RUN_ADDRESS)], source_etype=I8)
-        run = callee(b, b.load(address, typ=PTR), rt.RUN_TYPE)
+        run = ir.callee(b.load(address, typ=PTR), rt.RUN_TYPE)
         chunk = ir.Constant(I32, task_grain(task, grain))
         b.call(run, [state, task_fn, ctx, begin, end, ir.Constant(I32, threads), chunk])
     b.ret_void()

@@ -6,18 +6,18 @@ They differ only for `u1`: an `i1` in registers, one byte (0 or 1) in memory, as
 
 from __future__ import annotations
 
-from llvmlite import ir
-
+from tistudio.backends.llvm import llir as ir
 from tistudio.ir.types import DataType, PointerType, PrimitiveType
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
-PTR = ir.PointerType()
-VOID = ir.VoidType()
+PTR = ir.PTR
+VOID = ir.VOID
 
-_FLOATS = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
+_FLOATS = {16: ir.HALF, 32: ir.FLOAT, 64: ir.DOUBLE}
+_INTS = {bits: ir.IntType(bits) for bits in (1, 8, 16, 32, 64)}
 
 
 def value_type(dtype: DataType) -> ir.Type:
@@ -27,7 +27,7 @@ def value_type(dtype: DataType) -> ir.Type:
     assert isinstance(dtype, PrimitiveType), f"no LLVM type for {dtype}"
     if dtype.is_float:
         return _FLOATS[dtype.bits]
-    return ir.IntType(dtype.bits)
+    return _INTS[dtype.bits]
 
 
 def memory_type(dtype: PrimitiveType) -> ir.Type:
@@ -48,24 +48,3 @@ def constant(dtype: PrimitiveType, value: int | float | bool) -> ir.Constant:
     if dtype.bits > 1 and v >= 1 << (dtype.bits - 1):
         v -= 1 << dtype.bits
     return ir.Constant(value_type(dtype), v)
-
-
-class _Callee(ir.CastInstr):
-    """A function address (an opaque `ptr`) that knows the type of the function behind it."""
-
-    def __init__(self, block: ir.Block, address: ir.Value, fnty: ir.FunctionType) -> None:
-        super().__init__(block, "bitcast", address, PTR)
-        self._fnty = fnty
-
-    @property
-    def function_type(self) -> ir.FunctionType:
-        return self._fnty
-
-
-def callee(b: ir.IRBuilder, address: ir.Value, fnty: ir.FunctionType) -> ir.Value:
-    """`address` as something `IRBuilder.call` accepts, for an indirect call of type `fnty`.
-    (llvmlite derives a callee's type from a typed pointer; LLVM 22 has only opaque ones.)
-    The `bitcast ptr to ptr` it emits is a no-op that LLVM folds away."""
-    instr = _Callee(b.block, address, fnty)
-    b._insert(instr)
-    return instr

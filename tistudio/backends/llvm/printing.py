@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llvmlite import ir
-
+from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm.lltypes import I32, I64, PTR
 from tistudio.backends.print_buffer import CAPACITY, DROPPED, END, HEADER_WORDS
 from tistudio.ir.printing import print_formats
@@ -35,14 +34,18 @@ def emit_print(emitter: Any, stmt: Print) -> None:
     end = b.add(start, size)
     capacity = b.load(_word(b, base, CAPACITY), typ=I32)
     fits = b.and_(b.icmp_unsigned("<=", end, capacity), b.icmp_unsigned(">", end, start))
-    with b.if_else(fits) as (write, drop):
-        with write:
-            first = b.add(b.zext(start, I64), ir.Constant(I64, HEADER_WORDS))
-            for k, word in enumerate(words):
-                b.store(word, _word(b, base, b.add(first, ir.Constant(I64, k))))
-        with drop:
-            b.atomic_rmw("add", _word(b, base, DROPPED), ir.Constant(I32, 1), _ORDERING)
-            b.atomic_rmw("umin", _word(b, base, END), start, _ORDERING)
+    write, drop, done = (b.append_basic_block(f"print_{x}") for x in ("write", "drop", "done"))
+    b.cbranch(fits, write, drop)
+    b.position_at_end(write)
+    first = b.add(b.zext(start, I64), ir.Constant(I64, HEADER_WORDS))
+    for k, word in enumerate(words):
+        b.store(word, _word(b, base, b.add(first, ir.Constant(I64, k))))
+    b.branch(done)
+    b.position_at_end(drop)
+    b.atomic_rmw("add", _word(b, base, DROPPED), ir.Constant(I32, 1), _ORDERING)
+    b.atomic_rmw("umin", _word(b, base, END), start, _ORDERING)
+    b.branch(done)
+    b.position_at_end(done)
 
 
 def _print_id(emitter: Any, stmt: Print) -> int:
@@ -63,7 +66,7 @@ def _value_words(b: ir.IRBuilder, value: ir.Value, dtype: PrimitiveType) -> list
     """The record words of one value: its bits, in one word or two (low word first)."""
     if dtype.is_float:
         if dtype.bits == 16:
-            value = b.fpext(value, ir.FloatType())
+            value = b.fpext(value, ir.FLOAT)
         value = b.bitcast(value, I64 if dtype.bits == 64 else I32)
     elif dtype.bits < 32:
         value = b.sext(value, I32) if dtype.kind == "int" else b.zext(value, I32)

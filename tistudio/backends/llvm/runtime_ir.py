@@ -30,9 +30,8 @@ from __future__ import annotations
 import platform
 from collections.abc import Callable
 
-from llvmlite import ir
-
-from tistudio.backends.llvm.lltypes import I32, I64, PTR, VOID, callee
+from tistudio.backends.llvm import llir as ir
+from tistudio.backends.llvm.lltypes import I32, I64, PTR, VOID
 
 # --- the state block: byte offsets (i32 fields unless noted) --------------------------------
 GENERATION = 0  # its own cache line: workers spin on it
@@ -109,7 +108,7 @@ class _Builder:
 
     def __init__(self, module: ir.Module, name: str, fnty: ir.FunctionType) -> None:
         self.function = ir.Function(module, fnty, name)
-        self.function.attributes.add("nounwind")
+        self.function.attributes.append("nounwind")
         self.b = ir.IRBuilder(self.function.append_basic_block("entry"))
         self.state = self.function.args[0]
         self.x86 = platform.machine().lower() in ("x86_64", "amd64")
@@ -129,8 +128,8 @@ class _Builder:
         self.store_at(self.field(offset), ir.Constant(I32, value), ordering)
 
     def store_at(self, ptr: ir.Value, value: ir.Value, ordering: str) -> None:
-        """An atomic i32 store (`IRBuilder.store_atomic` rejects opaque pointers)."""
-        self.b._insert(ir.StoreAtomicInstr(self.b.block, value, ptr, ordering, 4))
+        """An atomic i32 store."""
+        self.b.store_atomic(value, ptr, ordering, 4)
 
     def rmw(self, op: str, offset: int, value: int) -> ir.Value:
         return self.b.atomic_rmw(op, self.field(offset), ir.Constant(I32, value), "seq_cst")
@@ -178,7 +177,7 @@ class _Builder:
         b.position_at_end(done)
 
     def call_task(self, fn: ir.Value, ctx: ir.Value, lo: ir.Value, hi: ir.Value) -> None:
-        self.b.call(callee(self.b, fn, RANGE_TASK_TYPE), [ctx, lo, hi])
+        self.b.call(ir.callee(fn, RANGE_TASK_TYPE), [ctx, lo, hi])
 
     def backoff(self, start: ir.Value, budget: int) -> ir.Value:
         """Wait a moment: `pause` for the first `YIELD_AFTER_CYCLES`, then `sched_yield`, so

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
-from llvmlite import ir
 
+from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm.lltypes import PTR
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
 from tistudio.ir.types import PrimitiveType
@@ -40,14 +40,6 @@ LIBM_NAMES: dict[UnaryOpType | BinaryOpType, str] = {
 }
 PREFIX = "tistudio_"
 _VARIANT_PREFIX = "_ZGV"
-
-
-class _StringAttributes(ir.values.FunctionAttributes):
-    """Function attributes that may include `memory(...)` and `"key"="value"` strings, which
-    llvmlite's attribute set does not know."""
-
-    def add(self, name: str) -> None:
-        set.add(self, name)
 
 
 @dataclass(frozen=True)
@@ -96,12 +88,10 @@ def _declare(
     module: ir.Module, libm: str, variant: str, lanes: int, typ: ir.Type, arity: int
 ) -> ir.Function:
     scalar = ir.Function(module, ir.FunctionType(typ, [typ] * arity), PREFIX + libm)
-    scalar.attributes = _StringAttributes()
-    scalar.attributes.add("nounwind")
-    scalar.attributes.add("memory(none)")
+    scalar.attributes += ["nounwind", "memory(none)"]
     mangled = f"_ZGV_LLVM_N{lanes}{'v' * arity}_{PREFIX}{libm}({variant})"
-    scalar.attributes.add(f'"vector-function-abi-variant"="{mangled}"')
-    vector = ir.VectorType(typ, lanes)
+    scalar.attributes.append(f'"vector-function-abi-variant"="{mangled}"')
+    vector = ir.vector_type(typ, lanes)
     ir.Function(module, ir.FunctionType(vector, [vector] * arity), variant)
     return scalar
 
@@ -111,10 +101,8 @@ def keep_variants(module: ir.Module) -> None:
     variants = [g for name, g in module.globals.items() if name.startswith(_VARIANT_PREFIX)]
     if not variants:
         return
-    array = ir.ArrayType(PTR, len(variants))
+    array = ir.array_type(PTR, len(variants))
     used = ir.GlobalVariable(module, array, "llvm.compiler.used")
     used.linkage = "appending"
     used.section = "llvm.metadata"
-    # llvmlite would print a function's address with a typed pointer type; LLVM 22 wants `ptr`
-    addresses = [ir.FormattedConstant(PTR, v.get_reference()) for v in variants]
-    used.initializer = ir.Constant(array, addresses)
+    used.initializer = ir.Constant(array, variants)  # a function is a `ptr` constant
