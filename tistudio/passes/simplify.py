@@ -5,7 +5,9 @@ forwarding a stored value lets `cse` merge two computations, and every one of th
 statements for `die`. So we run the passes round after round, as Taichi's `full_simplify` does,
 until each has run once without a change since the last change that could concern it. A group
 that never settles is a compiler bug, so after `MAX_ROUNDS` rounds we stop with an
-`InternalCompilerError`.
+`InternalCompilerError`. The order is the one that needs the fewest passes over the benchmark
+kernels (261, against 299 for constant_fold, alg_simp, cse, ...; the same final IR): `cse`
+first, so that its merges reach `store_forwarding` and `alg_simp` in the same round.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from tistudio.passes import (
 )
 from tistudio.passes.context import PassContext
 
-SIMPLIFY_PASSES = (constant_fold, alg_simp, cse, store_forwarding, loop_invariant_code_motion, die)
+SIMPLIFY_PASSES = (cse, store_forwarding, constant_fold, alg_simp, loop_invariant_code_motion, die)
 MAX_ROUNDS = 20
 
 
@@ -49,8 +51,8 @@ def fixed_point_steps(run_pass: Callable[[ModuleType], bool]) -> int:
     Every pass is idempotent (a second run right after it changes nothing: tested on random
     programs), so a change never calls for the pass that made it. Which others it calls for
     is `_WAKES`: most call for every other pass, three for fewer (the reasons are there).
-    Over the benchmark kernels this runs 299 passes where "each pass once more after any
-    change" ran 372, with the same final IR for every kernel."""
+    Over the benchmark kernels this runs 261 passes where "each pass once more after any
+    change" ran 372 (in another order), with the same final IR for every kernel."""
     count = len(SIMPLIFY_PASSES)
     due = set(range(count))  # passes that must run (again) before the group has settled
     steps, turn = 0, 0
