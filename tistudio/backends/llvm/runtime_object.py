@@ -15,7 +15,6 @@ can never load stale code: the name no longer matches, the runtime is compiled a
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import platform
 from pathlib import Path
@@ -83,6 +82,8 @@ def write() -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
+    import argparse  # here: argparse's ~130 functions would sit in every process's heap
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="compile and write the object")
     args = parser.parse_args(argv)
