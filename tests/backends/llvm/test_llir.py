@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import gc
 import math
 
 import llvmlite.binding as llvm
@@ -123,8 +124,8 @@ def test_every_builder_method_writes_text_that_llvm_verifies():
     _parsed(module)
 
 
-def test_a_compiled_function_computes():
-    """A loop summing 0..n-1 through a phi, compiled by the back end's engine, gives n(n-1)/2."""
+def _sum_to_module() -> ir.Module:
+    """`sum_to(out, n)`: `*out = 0 + 1 + ... + (n - 1)`, a loop of two phis."""
     module = ir.Module("sum")
     fn = ir.Function(module, ir.FunctionType(VOID, [PTR, I32]), "sum_to")
     out, n = fn.args
@@ -146,8 +147,31 @@ def test_a_compiled_function_computes():
     result.add_incoming(total_next, loop)
     b.store(result, out)
     b.ret_void()
-    compiled = JitEngine().compile(module, ["sum_to"], opt_level=1)
+    return module
+
+
+def test_a_compiled_function_computes():
+    """The loop, compiled by the back end's engine, gives n(n-1)/2."""
+    compiled = JitEngine().compile(_sum_to_module(), ["sum_to"], opt_level=1)
     sum_to = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32)(compiled.addresses[0])
     value = ctypes.c_int64(-1)
     sum_to(ctypes.addressof(value), 100_000)
     assert value.value == 100_000 * 99_999 // 2
+
+
+@pytest.mark.parametrize("release", [True, False])
+def test_a_released_module_needs_no_cyclic_collection(release: bool):
+    """Blocks point at their function and a loop's phis at the instructions that use them:
+    `release` breaks those cycles, so that reference counting frees a printed module."""
+    gc.collect()
+    gc.disable()
+    try:
+        module = _sum_to_module()
+        assert 'phi i32 [0, %"entry"], [%"' in str(module)
+        if release:
+            module.release()
+        del module
+        found = gc.collect()
+    finally:
+        gc.enable()
+    assert (found == 0) == release

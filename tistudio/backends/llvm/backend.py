@@ -94,6 +94,7 @@ class CpuBackend:
             threads = config.cpu_max_num_threads
             functions.append(build_launcher(module, kernel, functions, threads, pool.grain))
         text = jit.module_text(module)
+        module.release()
         codegen_ms = (time.perf_counter() - start) * 1e3
         optimised = None
         if self.tiering == "quick" or config.opt_level == 0:

@@ -188,12 +188,14 @@ class JitEngine:
 
     @staticmethod
     def _parse_renamed(text: str, functions: list[str], suffix: str) -> llvm.ModuleRef:
+        """Parse `text` with `functions` renamed `<name><suffix>`, in the text: cheaper than
+        renaming the parsed functions one LLVM call at a time (~0.2 ms)."""
+        if suffix and functions:
+            names = "|".join(re.escape(name) for name in functions)
+            global_name = re.compile(rf'@(?:"({names})"|({names})(?![-\w$.]))')
+            text = global_name.sub(lambda m: f'@"{m.group(1) or m.group(2)}{suffix}"', text)
         parsed = llvm.parse_assembly(text)
         parsed.verify()
-        defined = set(functions) if suffix else set()
-        for function in parsed.functions:
-            if function.name in defined:
-                function.name = function.name + suffix
         return parsed
 
     def _quick_passes(self, parsed: llvm.ModuleRef) -> None:

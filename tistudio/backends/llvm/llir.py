@@ -304,6 +304,21 @@ class Module:
             raise ValueError(f"the module already defines @{value.name}")
         self.globals[value.name] = value
 
+    def release(self) -> None:
+        """Break the module's reference cycles (a block and its function, a loop's phi and the
+        instructions it joins), so that reference counting frees it at once instead of the
+        cyclic collector, whose next pass would have to look at every one of its objects."""
+        for value in self.globals.values():
+            for block in value.blocks if isinstance(value, Function) else ():
+                for instr in block.instructions:
+                    instr.parts = []
+                    if isinstance(instr, Phi):
+                        instr.incoming = []
+                block.instructions = []
+            if isinstance(value, Function):
+                value.blocks = []
+        self.globals = {}
+
     def __str__(self) -> str:
         head = [f'; ModuleID = "{self.name}"']
         if self.triple:
@@ -351,10 +366,6 @@ class IRBuilder:
 
     def __init__(self, block: Block) -> None:
         self.block, self.scope = block, block.function.scope
-
-    @property
-    def function(self) -> Function:
-        return self.block.function
 
     @property
     def module(self) -> Module:
@@ -560,31 +571,20 @@ class IRBuilder:
         side_effect: bool,
         name: str = "",
     ) -> Value:
-        inline = _InlineAsm(fnty, asm, constraint, side_effect)
-        return self.call(inline, args, name)
+        inline = f'asm {"sideeffect " if side_effect else ""}"{asm}", "{constraint}"'
+        return self.call(_Callee(inline, fnty), args, name)
 
 
 class _Callee(Value):
-    """An address called as a function of type `function_type` (see `callee`)."""
+    """What `call` calls through: an address (see `callee`) or inline assembly's text."""
 
-    __slots__ = ("address", "function_type")
+    __slots__ = ("target", "function_type")
 
-    def __init__(self, address: Value, fnty: FunctionType) -> None:
-        self.type, self.address, self.function_type = PTR, address, fnty
-
-    def ref(self) -> str:
-        return self.address.ref()
-
-
-class _InlineAsm(Value):
-    __slots__ = ("function_type", "text")
-
-    def __init__(self, fnty: FunctionType, asm: str, constraint: str, side_effect: bool) -> None:
-        self.type, self.function_type = PTR, fnty
-        self.text = f'asm {"sideeffect " if side_effect else ""}"{asm}", "{constraint}"'
+    def __init__(self, target: Value | str, fnty: FunctionType) -> None:
+        self.type, self.target, self.function_type = PTR, target, fnty
 
     def ref(self) -> str:
-        return self.text
+        return self.target if isinstance(self.target, str) else self.target.ref()
 
 
 def callee(address: Value, fnty: FunctionType) -> Value:
