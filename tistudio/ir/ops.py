@@ -10,7 +10,15 @@ from __future__ import annotations
 from enum import Enum
 
 
-class BinaryOpType(Enum):
+class _Op(Enum):
+    """An enum hashed by identity (its members are singletons): Enum's own `__hash__` is a
+    Python function hashing the name, and passes and code generation hash operators in table
+    lookups and expression keys about a thousand times per kernel."""
+
+    __hash__ = object.__hash__
+
+
+class BinaryOpType(_Op):
     mul = "mul"
     add = "add"
     sub = "sub"
@@ -67,7 +75,7 @@ COMMUTATIVE = {
 }
 
 
-class UnaryOpType(Enum):
+class UnaryOpType(_Op):
     neg = "neg"
     sqrt = "sqrt"
     round = "round"
@@ -114,11 +122,11 @@ FLOAT_ONLY_UNARY = {
 }
 
 
-class TernaryOpType(Enum):
+class TernaryOpType(_Op):
     select = "select"
 
 
-class AtomicOpType(Enum):
+class AtomicOpType(_Op):
     add = "add"
     sub = "sub"
     max = "max"
@@ -134,7 +142,7 @@ class AtomicOpType(Enum):
         return BinaryOpType(self.value)
 
 
-class TaskType(Enum):
+class TaskType(_Op):
     """Kinds of offloaded task: straight-line code, a parallel range-for, a struct-for."""
 
     serial = "serial"
