@@ -20,20 +20,21 @@ from tistudio.ir.stmt import Kernel, Stmt
 from tistudio.ir.types import PointerType, gen
 from tistudio.passes import index_math as ix
 from tistudio.passes.context import PassContext
+from tistudio.passes.util import redirect_operands
 
 _GEN_PTR = PointerType(gen)
 
 
 def run(kernel: Kernel, ctx: PassContext) -> bool:
-    changed = False
+    lowered: dict[Stmt, Stmt] = {}
     for stmt in kernel.walk():
+        redirect_operands(stmt, lowered)  # every use of a pointer comes after it
         if isinstance(stmt, GlobalPtr):
-            _lower(kernel, stmt)
-            changed = True
-    return changed
+            lowered[stmt] = _lower(stmt)
+    return bool(lowered)
 
 
-def _lower(kernel: Kernel, ptr: GlobalPtr) -> None:
+def _lower(ptr: GlobalPtr) -> Stmt:
     """get root -> lookup(root, 0) -> get child -> lookup(level, cell) -> ... -> get child place."""
     path = ptr.snode.path()
     assert path[0].type == "root", f"{ptr.snode.ref()} is not attached to an SNode tree"
@@ -50,8 +51,8 @@ def _lower(kernel: Kernel, ptr: GlobalPtr) -> None:
     for stmt in out:
         stmt.loc = ptr.loc
     ptr.insert_before(*out)
-    kernel.replace_all_uses(ptr, address)
     ptr.erase()
+    return address
 
 
 def _cell_terms(indices: list[Stmt], path: list[SNode], depth: int, out: list[Stmt]) -> list[Stmt]:
