@@ -28,20 +28,21 @@ from tistudio.ir.statements import (
 )
 from tistudio.ir.stmt import Kernel, Stmt, walk
 from tistudio.passes.context import PassContext
+from tistudio.passes.util import redirect_operands
 
 _Target = SNode | tuple[str, int]  # a field, or ("arg", id) for an ndarray parameter
 
 
 def run(kernel: Kernel, ctx: PassContext) -> bool:
-    changed = False
+    demoted: dict[Stmt, Stmt] = {}  # atomic -> the load of its old value
     for stmt in kernel.body:
         task = stmt if isinstance(stmt, Offloaded) else None
         unique = _loop_unique_targets(task) if task is not None else set()
         for inner in [stmt, *(s for block in stmt.blocks() for s in walk(block))]:
+            redirect_operands(inner, demoted)  # every use of an atomic's value comes after it
             if isinstance(inner, AtomicOp) and _can_demote(inner, task, unique):
-                _demote(kernel, inner)
-                changed = True
-    return changed
+                demoted[inner] = _demote(inner)
+    return bool(demoted)
 
 
 def _can_demote(atomic: AtomicOp, task: Offloaded | None, unique: set[_Target]) -> bool:
@@ -99,7 +100,7 @@ def _owned_by_iteration(ptr: GlobalPtr | ExternalPtr, task: Offloaded) -> bool:
     return n == 1 or isinstance(ptr, ExternalPtr) or ptr.snode.parent is task.snode
 
 
-def _demote(kernel: Kernel, atomic: AtomicOp) -> None:
+def _demote(atomic: AtomicOp) -> Stmt:
     """`old = atomic op(dest, val)` -> `old = load dest; new = op old val; store dest <- new`."""
     local = isinstance(atomic.dest, Alloca)
     load_cls, store_cls = (LocalLoad, LocalStore) if local else (GlobalLoad, GlobalStore)
@@ -107,5 +108,5 @@ def _demote(kernel: Kernel, atomic: AtomicOp) -> None:
     old = load_cls(atomic.dest, ret_type=dtype, loc=loc)
     new = BinaryOp(atomic.op.binary, old, atomic.val, ret_type=dtype, loc=loc)
     atomic.insert_before(old, new, store_cls(atomic.dest, new, loc=loc))
-    kernel.replace_all_uses(atomic, old)
     atomic.erase()
+    return old

@@ -30,18 +30,23 @@ from tistudio.ir.statements import (
 from tistudio.ir.stmt import Block, Kernel, Stmt, walk
 from tistudio.ir.types import PointerType, PrimitiveType, u1, unsigned_of
 from tistudio.passes.context import PassContext
+from tistudio.passes.util import redirect_operands
 
 
 def run(kernel: Kernel, ctx: PassContext) -> bool:
-    changed = False
+    demoted: dict[Stmt, Stmt] = {}  # operation -> the value that replaces it
     for stmt in kernel.walk():
+        redirect_operands(stmt, demoted)  # every use of a value comes after it
         if isinstance(stmt, BinaryOp) and isinstance(stmt.lhs.ret_type, PrimitiveType):
-            changed |= _demote(kernel, stmt, stmt.lhs.ret_type)
-    return changed
+            value = _demote(stmt, stmt.lhs.ret_type)
+            if value is not None:
+                demoted[stmt] = value
+    return bool(demoted)
 
 
-def _demote(kernel: Kernel, stmt: BinaryOp, t: PrimitiveType) -> bool:
-    """Apply the first rule for `stmt.op` that fits its type; True if one did."""
+def _demote(stmt: BinaryOp, t: PrimitiveType) -> Stmt | None:
+    """Apply the first rule for `stmt.op` that fits its type; return the value that replaces
+    `stmt`, or None if no rule fits."""
     for rule in _RULES.get(stmt.op, ()):
         out = Block()
         value = rule(stmt, t, out)
@@ -49,10 +54,9 @@ def _demote(kernel: Kernel, stmt: BinaryOp, t: PrimitiveType) -> bool:
             for new in walk(out):
                 new.loc = stmt.loc
             stmt.insert_before(*out.take_all())
-            kernel.replace_all_uses(stmt, value)
             stmt.erase()
-            return True
-    return False
+            return value
+    return None
 
 
 def _emit(out: Block, stmt: Stmt) -> Stmt:
