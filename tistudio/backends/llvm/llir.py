@@ -213,7 +213,7 @@ class Phi(Instruction):
     __slots__ = ("incoming",)
 
     def __init__(self, scope: _Scope, typ: Type, name: str) -> None:
-        super().__init__(scope, typ, name, [f"phi {typ} "])
+        super().__init__(scope, typ, name, [])  # printed from `incoming`
         self.incoming: list[tuple[Value, Block]] = []
 
     def add_incoming(self, value: Value, block: Block) -> None:
