@@ -15,8 +15,10 @@ Statement values are named after the printed IR (`%s5` is `$5`), so the studio c
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from tistudio.backends.errors import UnsupportedOnBackend
-from tistudio.backends.llvm import arith
+from tistudio.backends.llvm import arith, jam
 from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm.adstack import AdStackEmitter
 from tistudio.backends.llvm.atomics import atomic_rmw
@@ -137,8 +139,8 @@ class TaskEmitter(AdStackEmitter):
         if isinstance(value, ir.Instruction) and value.name.startswith("."):  # unnamed
             value.name = self.name_of(stmt)
 
-    def block(self, block: Block) -> None:
-        for stmt in block:
+    def block(self, stmts: Iterable[Stmt]) -> None:
+        for stmt in stmts:
             self.emit(stmt)
 
     def name_of(self, stmt: Stmt) -> str:
@@ -181,10 +183,16 @@ class TaskEmitter(AdStackEmitter):
     # --- loops --------------------------------------------------------------------------------
 
     def counted_loop(
-        self, owner: Stmt, begin: ir.Value, end: ir.Value, body: Block, reverse: bool = False
+        self,
+        owner: Stmt,
+        begin: ir.Value,
+        end: ir.Value,
+        body: Block | Callable[[], None],
+        reverse: bool = False,
     ) -> None:
-        """`for i in range(begin, end)` (or reversed) over `body`, in the rotated form that
-        LLVM's loop passes expect. `continue` goes to the latch; `break` only in serial loops."""
+        """`for i in range(begin, end)` (or reversed) over `body` (a block, or what emits the
+        body), in the rotated form that LLVM's loop passes expect. `continue` goes to the latch;
+        `break` only in serial loops."""
         b = self.builder
         loop_bb = b.append_basic_block("loop")
         latch = b.append_basic_block("latch")
@@ -201,7 +209,10 @@ class TaskEmitter(AdStackEmitter):
         self.loop_index[owner] = i
         breakable = not isinstance(owner, s.Offloaded)
         self.loops.append(_Loop(latch, done if breakable else None))
-        self.block(body)
+        if isinstance(body, Block):
+            self.block(body)
+        else:
+            body()
         self.loops.pop()
         b.branch(latch)
         b.position_at_end(latch)
@@ -219,8 +230,54 @@ class TaskEmitter(AdStackEmitter):
         lo, hi = self.function.args[1], self.function.args[2]
         lo.name, hi.name = "lo", "hi"
         self.block(self.task.tls_prologue)
+        plan = jam.plan(self.task)
+        if plan is not None:  # four iterations at once, then the rest one by one (jam.py)
+            lo = self.jammed_loop(plan, lo, hi)
         self.counted_loop(self.task, lo, hi, self.task.body)
         self.block(self.task.tls_epilogue)
+
+    def jammed_loop(self, plan: jam.JamPlan, lo: ir.Value, hi: ir.Value) -> ir.Value:
+        """The task's iterations from `lo` in steps of `jam.COPIES`, each step one copy of the
+        code before the inner loop per iteration, one inner loop holding a copy of its body per
+        iteration, and the code after it per iteration; returns where the rest begins."""
+        b, task = self.builder, self.task
+        count = b.sub(b.sext(hi, I64), b.sext(lo, I64))
+        count = b.select(b.icmp_signed("<", count, ir.Constant(I64, 0)), ir.Constant(I64, 0), count)
+        whole = b.mul(b.sdiv(count, ir.Constant(I64, jam.COPIES)), ir.Constant(I64, jam.COPIES))
+        rest = b.trunc(b.add(b.sext(lo, I64), whole), I32, name="jam_end")
+        preheader = b.block
+        step_bb, latch, done = (b.append_basic_block(f"jam{x}") for x in ("", "_latch", "_done"))
+        b.cbranch(b.icmp_signed("<", lo, rest), step_bb, done)
+        b.position_at_end(step_bb)
+        first = b.phi(I32, name=f"{self.name_of(task)}_jam")
+        first.add_incoming(lo, preheader)
+        outer = self.values
+        copies: list[tuple[dict[Stmt, ir.Value], ir.Value]] = []
+        for k in range(jam.COPIES):
+            index = b.add(first, ir.Constant(I32, k), flags=("nsw",)) if k else first
+            self.values, self.loop_index[task] = dict(outer), index
+            self.block(plan.before)
+            copies.append((self.values, index))
+
+        def jammed_body() -> None:
+            for values, index in copies:
+                self.values, self.loop_index[task] = values, index
+                self.block(plan.inner.body)
+
+        bounds = copies[0][0]
+        inner = plan.inner
+        self.counted_loop(inner, bounds[inner.begin], bounds[inner.end], jammed_body)
+        for values, index in copies:
+            self.values, self.loop_index[task] = values, index
+            self.block(plan.after)
+        self.values = outer
+        b.branch(latch)
+        b.position_at_end(latch)
+        step = b.add(first, ir.Constant(I32, jam.COPIES), flags=("nsw",))
+        first.add_incoming(step, latch)
+        b.cbranch(b.icmp_signed("<", step, rest), step_bb, done)
+        b.position_at_end(done)
+        return rest
 
     # --- values -------------------------------------------------------------------------------
 
