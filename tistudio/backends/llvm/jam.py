@@ -16,8 +16,10 @@ Every copy has its own values and local variables. Iterations of a parallel loop
 (any interleaving is a valid schedule), so this keeps each iteration's own order and nothing
 else; it applies only where that is all it changes (`plan`): one inner loop with constant
 bounds and at least `MIN_TRIPS` iterations that loads global memory, no other control flow,
-and an inner body that writes only local variables. LLVM's own unroll-and-jam does not apply
-to these loops (the vectoriser has split the inner loop into body and remainder before it runs).
+an inner body that writes only local variables, and no store around it into a field or array
+that the inner loop reads (an iteration might read what the one before it wrote). LLVM's own
+unroll-and-jam does not apply to these loops (the vectoriser has split the inner loop into
+body and remainder before it runs).
 """
 
 from __future__ import annotations
@@ -89,4 +91,26 @@ def plan(task: s.Offloaded) -> JamPlan | None:
         for stmt in around
     ):
         return None
+    written = {
+        _target(stmt.ptr if isinstance(stmt, s.GlobalStore) else stmt.dest)
+        for stmt in around
+        if isinstance(stmt, (s.GlobalStore, s.AtomicOp))
+    }
+    read = {_target(stmt.ptr) for stmt in body if isinstance(stmt, s.GlobalLoad)}
+    if None in written or None in read or written & read:
+        return None  # an iteration may read what an earlier one wrote: keep their order
     return JamPlan(stmts[: loops[0]], inner, stmts[loops[0] + 1 :])
+
+
+def _target(ptr: Stmt) -> object:
+    """What a lowered address points into: a field (its place SNode), any ndarray (two
+    parameters may be one array), a thread-local or temporary slot; None if unknown."""
+    if isinstance(ptr, s.GetCh):
+        return ptr.child
+    if isinstance(ptr, s.ExternalPtr):
+        return "ndarray"
+    if isinstance(ptr, s.ThreadLocalPtr):
+        return ("thread-local", ptr.offset)
+    if isinstance(ptr, s.GlobalTemporary):
+        return ("temporary", ptr.offset)
+    return None
