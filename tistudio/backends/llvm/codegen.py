@@ -189,14 +189,17 @@ class TaskEmitter(AdStackEmitter):
         end: ir.Value,
         body: Block | Callable[[], None],
         reverse: bool = False,
+        step: int = 1,
+        label: str = "loop",
     ) -> None:
-        """`for i in range(begin, end)` (or reversed) over `body` (a block, or what emits the
-        body), in the rotated form that LLVM's loop passes expect. `continue` goes to the latch;
-        `break` only in serial loops."""
+        """`for i in range(begin, end, step)` (or reversed, step 1) over `body` (a block, or
+        what emits the body), in the rotated form that LLVM's loop passes expect; with a `step`,
+        `end - begin` must be a multiple of it. `continue` goes to the latch; `break` only in
+        serial loops."""
         b = self.builder
-        loop_bb = b.append_basic_block("loop")
-        latch = b.append_basic_block("latch")
-        done = b.append_basic_block("loop_done")
+        loop_bb, latch, done = (
+            b.append_basic_block(f"{label}{x}") for x in ("", "_latch", "_done")
+        )
         counter = begin.type  # i32 by the contract; whatever the bounds' type is, it works
         one = ir.Constant(counter, 1)
         # reversed, the first index is `end - 1`, which cannot wrap when end > begin
@@ -217,12 +220,13 @@ class TaskEmitter(AdStackEmitter):
         b.branch(latch)
         b.position_at_end(latch)
         if reverse:  # test before stepping, so `i - 1` never wraps below INT_MIN
+            assert step == 1, "a reversed loop steps by one"
             more = b.icmp_signed(">", i, begin)
-            step = b.sub(i, one)
-        else:  # `i + 1` cannot wrap: i < end <= INT_MAX
-            step = b.add(i, one, flags=("nsw",))
-            more = b.icmp_signed("<", step, end)
-        i.add_incoming(step, latch)
+            following = b.sub(i, one)
+        else:  # `i + step` cannot wrap: i + step <= end <= INT_MAX
+            following = b.add(i, ir.Constant(counter, step), flags=("nsw",))
+            more = b.icmp_signed("<", following, end)
+        i.add_incoming(following, latch)
         b.cbranch(more, loop_bb, done)
         b.position_at_end(done)
 
@@ -240,43 +244,34 @@ class TaskEmitter(AdStackEmitter):
         """The task's iterations from `lo` in steps of `jam.COPIES`, each step one copy of the
         code before the inner loop per iteration, one inner loop holding a copy of its body per
         iteration, and the code after it per iteration; returns where the rest begins."""
-        b, task = self.builder, self.task
+        b, task, inner = self.builder, self.task, plan.inner
         count = b.sub(b.sext(hi, I64), b.sext(lo, I64))
         count = b.select(b.icmp_signed("<", count, ir.Constant(I64, 0)), ir.Constant(I64, 0), count)
         whole = b.mul(b.sdiv(count, ir.Constant(I64, jam.COPIES)), ir.Constant(I64, jam.COPIES))
         rest = b.trunc(b.add(b.sext(lo, I64), whole), I32, name="jam_end")
-        preheader = b.block
-        step_bb, latch, done = (b.append_basic_block(f"jam{x}") for x in ("", "_latch", "_done"))
-        b.cbranch(b.icmp_signed("<", lo, rest), step_bb, done)
-        b.position_at_end(step_bb)
-        first = b.phi(I32, name=f"{self.name_of(task)}_jam")
-        first.add_incoming(lo, preheader)
-        outer = self.values
-        copies: list[tuple[dict[Stmt, ir.Value], ir.Value]] = []
-        for k in range(jam.COPIES):
-            index = b.add(first, ir.Constant(I32, k), flags=("nsw",)) if k else first
-            self.values, self.loop_index[task] = dict(outer), index
-            self.block(plan.before)
-            copies.append((self.values, index))
 
-        def jammed_body() -> None:
+        def one_step() -> None:
+            first, outer = self.loop_index[task], self.values
+            copies: list[tuple[dict[Stmt, ir.Value], ir.Value]] = []
+            for k in range(jam.COPIES):
+                index = b.add(first, ir.Constant(I32, k), flags=("nsw",)) if k else first
+                self.values, self.loop_index[task] = dict(outer), index
+                self.block(plan.before)
+                copies.append((self.values, index))
+
+            def jammed_body() -> None:
+                for values, index in copies:
+                    self.values, self.loop_index[task] = values, index
+                    self.block(inner.body)
+
+            bounds = copies[0][0]
+            self.counted_loop(inner, bounds[inner.begin], bounds[inner.end], jammed_body)
             for values, index in copies:
                 self.values, self.loop_index[task] = values, index
-                self.block(plan.inner.body)
+                self.block(plan.after)
+            self.values = outer
 
-        bounds = copies[0][0]
-        inner = plan.inner
-        self.counted_loop(inner, bounds[inner.begin], bounds[inner.end], jammed_body)
-        for values, index in copies:
-            self.values, self.loop_index[task] = values, index
-            self.block(plan.after)
-        self.values = outer
-        b.branch(latch)
-        b.position_at_end(latch)
-        step = b.add(first, ir.Constant(I32, jam.COPIES), flags=("nsw",))
-        first.add_incoming(step, latch)
-        b.cbranch(b.icmp_signed("<", step, rest), step_bb, done)
-        b.position_at_end(done)
+        self.counted_loop(task, lo, rest, one_step, step=jam.COPIES, label="jam")
         return rest
 
     # --- values -------------------------------------------------------------------------------

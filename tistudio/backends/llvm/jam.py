@@ -74,7 +74,8 @@ def plan(task: s.Offloaded) -> JamPlan | None:
     loops = [k for k, stmt in enumerate(stmts) if stmt.block_fields]
     if len(loops) != 1 or not isinstance(stmts[loops[0]], s.RangeFor):
         return None
-    inner = stmts[loops[0]]
+    at = loops[0]
+    inner, before, after = stmts[at], stmts[:at], stmts[at + 1 :]
     assert isinstance(inner, s.RangeFor)
     if inner.reversed or not (isinstance(inner.begin, s.Const) and isinstance(inner.end, s.Const)):
         return None
@@ -85,7 +86,7 @@ def plan(task: s.Offloaded) -> JamPlan | None:
         return None
     if not any(isinstance(stmt, s.GlobalLoad) for stmt in body):
         return None
-    around = stmts[: loops[0]] + stmts[loops[0] + 1 :]
+    around = before + after
     if any(
         isinstance(stmt, _NOT_AROUND) or type(stmt).__name__.startswith("AdStack")
         for stmt in around
@@ -99,7 +100,7 @@ def plan(task: s.Offloaded) -> JamPlan | None:
     read = {_target(stmt.ptr) for stmt in body if isinstance(stmt, s.GlobalLoad)}
     if None in written or None in read or written & read:
         return None  # an iteration may read what an earlier one wrote: keep their order
-    return JamPlan(stmts[: loops[0]], inner, stmts[loops[0] + 1 :])
+    return JamPlan(before, inner, after)
 
 
 def _target(ptr: Stmt) -> object:

@@ -9,15 +9,11 @@ from __future__ import annotations
 from tistudio.backends.llvm import llir as ir
 from tistudio.ir.types import DataType, PointerType, PrimitiveType
 
-I1 = ir.IntType(1)
-I8 = ir.IntType(8)
-I32 = ir.IntType(32)
-I64 = ir.IntType(64)
+_INTS = {bits: ir.IntType(bits) for bits in (1, 8, 16, 32, 64)}
+_FLOATS = {16: ir.HALF, 32: ir.FLOAT, 64: ir.DOUBLE}
+I1, I8, I32, I64 = _INTS[1], _INTS[8], _INTS[32], _INTS[64]
 PTR = ir.PTR
 VOID = ir.VOID
-
-_FLOATS = {16: ir.HALF, 32: ir.FLOAT, 64: ir.DOUBLE}
-_INTS = {bits: ir.IntType(bits) for bits in (1, 8, 16, 32, 64)}
 
 
 def value_type(dtype: DataType) -> ir.Type:
