@@ -86,3 +86,41 @@ def test_the_interpreter_exits_while_workers_wait():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "done"
+
+
+def test_a_fork_waits_for_an_optimiser_loading_code_while_another_optimiser_exists():
+    """The first of two optimisers' threads holds its engine's lock (as when it loads code)
+    and then needs llvmlite's lock: a fork must wait for it, not take llvmlite's lock first
+    for the second optimiser and then wait for the first one's engine lock (a deadlock)."""
+    script = textwrap.dedent(
+        f"""
+        import os, sys, threading, time
+        sys.path.insert(0, {str(ROOT)!r})
+        import llvmlite.binding as llvm
+        from tistudio.backends.llvm.jit import JitEngine
+        from tistudio.backends.llvm.tiering import Optimiser
+        first, second = Optimiser(JitEngine()), Optimiser(JitEngine())
+        holding = threading.Event()
+
+        def load_code():
+            with first.jit._lock:
+                holding.set()
+                time.sleep(0.5)  # the fork starts meanwhile
+                llvm.parse_assembly("")  # an LLVM call: takes llvmlite's lock
+
+        thread = threading.Thread(target=load_code)
+        thread.start()
+        holding.wait()
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        thread.join()
+        print("forked")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=30, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "forked"

@@ -165,14 +165,12 @@ class Optimiser:
                 self._changed.notify_all()
 
     def _before_fork(self) -> None:
-        """Hold the engine's lock and llvmlite's around a fork: a child forked while this
-        thread held one (inside an LLVM call) would wait for it forever. (`unlocked.py` waits
-        for a call of this thread that skips llvmlite's lock, once for all optimisers.)"""
+        """Hold the engine's lock around a fork: a child forked while this thread held it
+        (loading code) would wait for it forever. llvmlite's lock is taken after every
+        optimiser's engine lock, once (`_hold_llvmlite_lock`)."""
         self.jit._lock.acquire()
-        llvm.ffi.lib._lock.__enter__()
 
     def _release_after_fork(self) -> None:
-        llvm.ffi.lib._lock.__exit__(None, None, None)
         self.jit._lock.release()
 
     def _after_fork_in_child(self) -> None:
@@ -184,6 +182,30 @@ class Optimiser:
         for *_, code in self._queue:
             code._lock = threading.Lock()  # the parent's thread may have held it
         self._start()
+
+
+def _hold_llvmlite_lock() -> None:
+    """Before a fork, after every optimiser's `_before_fork`: wait for the LLVM call in
+    progress in any thread, so that no child starts inside one. Taken once and last: an
+    optimiser's thread holds its engine's lock while it waits for llvmlite's (`JitEngine._load`),
+    so a fork that took llvmlite's lock for one optimiser and then waited for the engine lock of
+    another deadlocked (test_lifecycle's fork test, 1 run in 5 with several backends alive).
+    (`unlocked.py` does the same for the calls that skip llvmlite's lock.)"""
+    llvm.ffi.lib._lock.__enter__()
+
+
+def _release_llvmlite_lock() -> None:
+    llvm.ffi.lib._lock.__exit__(None, None, None)
+
+
+if hasattr(os, "register_at_fork"):
+    # registered at import, before any optimiser's handlers: Python runs the handlers `before`
+    # a fork in the reverse order of registration, so this one runs after all of theirs
+    os.register_at_fork(
+        before=_hold_llvmlite_lock,
+        after_in_parent=_release_llvmlite_lock,
+        after_in_child=_release_llvmlite_lock,
+    )
 
 
 def compile_tiered(
