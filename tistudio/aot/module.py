@@ -133,7 +133,7 @@ class Module:
 
     def files(self) -> dict[str, bytes]:
         """Every file of the module, by name."""
-        if impl._runtime.program is not self._program:
+        if impl.current.program is not self._program:
             raise RuntimeError(
                 "the program this module was built in has ended (ti.init/ti.reset since); "
                 "save or archive a module before starting another program"

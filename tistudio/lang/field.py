@@ -100,7 +100,7 @@ class Field:
         """A NumPy view of this field's elements inside its tree's buffer."""
         if self._view_cache is not None:
             return self._view_cache
-        if impl._runtime.program is not self._program:
+        if impl.current.program is not self._program:
             raise RuntimeError("this field belongs to a program that ti.init()/ti.reset() ended")
         snode = self._ti_place_snode
         tree = self._program.tree_of(snode)

@@ -32,11 +32,11 @@ class _Runtime:
         return self.program
 
 
-_runtime = _Runtime()
+current = _Runtime()  # `current.program`: None before the first `ti.init()`
 
 
 def get_program() -> Program:
-    return _runtime.get()
+    return current.get()
 
 
 def current_config() -> CompileConfig:
@@ -91,7 +91,7 @@ def init(
         program.use_gpu(device)
     else:
         warm_up.start(program.offline_cache, config.cpu_max_num_threads)
-    _runtime.program = program
+    current.program = program
     # default_fp/ip go through to_dtype, which needs a current program to exist
     if default_fp is not None or default_ip is not None:
         program.config = replace(
@@ -142,12 +142,12 @@ def _offline_cache(enabled: bool | None, path: str | None, kwargs: dict) -> Any:
 
 def reset() -> None:
     """Drop the current program (`ti.reset`): its fields and compiled kernels are gone."""
-    if _runtime.program is not None:
-        _runtime.program.close()
-    _runtime.program = None
+    if current.program is not None:
+        current.program.close()
+    current.program = None
 
 
 def sync() -> None:
     """Wait for launched kernels to finish (`ti.sync`)."""
-    if _runtime.program is not None:
-        _runtime.program.sync()
+    if current.program is not None:
+        current.program.sync()

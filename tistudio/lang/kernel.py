@@ -9,18 +9,14 @@ use; `kernel.cache_info()` returns them and the "compiled"/"launched" events pub
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import inspect
-import operator
 import time
 import typing
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 from tistudio.events import bus
 from tistudio.frontend.errors import TaichiSyntaxError
@@ -29,6 +25,7 @@ from tistudio.frontend.source import ParsedFunction, parse_function, resolve_ann
 from tistudio.ir.types import PrimitiveType
 from tistudio.lang import impl
 from tistudio.lang import kernel_args as args_
+from tistudio.lang.fast_calls import FastHit, fast_hit, fast_key_function, picker
 from tistudio.lang.interop import convert_array_args
 from tistudio.lang.types import NdarrayType, Template, to_dtype
 
@@ -142,10 +139,11 @@ class Kernel:
         self._raw_annotations = [p.annotation for p in sig.parameters.values()]
         self._ret_annotation = fn.__annotations__.get("return")
         self._names = list(sig.parameters)
+        self._arity = len(self._names)
         self._parsed: ParsedFunction | None = None
         self._cache: dict[tuple, CacheEntry] = {}
         # calls whose template arguments are all fields skip the full key (see `_lookup`)
-        self._fast: dict[tuple, tuple[CacheEntry, Callable[[tuple], Any]]] = {}
+        self._fast: dict[tuple, FastHit] = {}
         self._fast_key: Callable[[tuple], tuple] | None = None
         self._program: Any = None
         self._counter = -1
@@ -188,8 +186,31 @@ class Kernel:
     # --- calling -----------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or len(args) != len(self._names):
+        if kwargs or len(args) != self._arity:
             args = self._bind(args, kwargs)
+        program = impl.current.program
+        if (
+            program is not self._program
+            or program.ad_scope is not None
+            or program.pending is not None
+        ):
+            return self._call_checked(args)
+        fast_key = self._fast_key
+        hit = self._fast.get(fast_key(args)) if fast_key is not None else None
+        if hit is None:
+            return self._call_slowly(args, program)
+        entry, launch, pick = hit  # fields, scalars, NumPy arrays and ti.ndarrays seen before
+        entry.hits += 1
+        entry.last_use = time.time()
+        returned = launch(args, program.root_addresses)
+        if bus.kinds:
+            _publish_launch(self, entry, pick(args))
+        return args_.returned_values(returned, entry) if returned else None
+
+    def _call_checked(self, args: tuple) -> Any:
+        """A call the fast path of `__call__` leaves out because of the program's state: the
+        first call under a program, an open `ti.ad` scope, fields declared since the last
+        materialisation."""
         program = impl.get_program()
         if program.ad_scope is not None and program.ad_scope.intercept(self, args):
             return program.ad_scope.run_instead(self, args)  # a ti.ad.FwdMode is open
@@ -197,18 +218,7 @@ class Kernel:
             self._reset_for(program)
         if program.has_pending_fields:
             program.materialize()
-        fast_key = self._fast_key
-        hit = self._fast.get(fast_key(args)) if fast_key is not None else None
-        if hit is None:
-            return self._call_slowly(args, program)
-        entry, pick = hit  # fields, scalars, NumPy arrays and ti.ndarrays seen before
-        entry.hits += 1
-        entry.last_use = time.time()
-        runtime_args = pick(args)
-        returned = entry.instance.launch(runtime_args, program.root_addresses)
-        if bus.kinds:
-            _publish_launch(self, entry, runtime_args)
-        return args_.returned_values(returned, entry)
+        return self._call_slowly(args, program)
 
     def _call_slowly(self, args: tuple, program: Any) -> Any:
         """A call the fast path of `__call__` does not know: the first of its signature, or one
@@ -243,42 +253,23 @@ class Kernel:
 
     def _lookup(self, args: tuple, specs: list[ParamSpec], program: Any) -> CacheEntry:
         """The slow path of a call: the full template key, compiling on a miss; then remember
-        the entry under the cheap key of `_fast_key_function` for the next call."""
+        the entry under the cheap key of `fast_calls.fast_key_function` for the next call."""
         key = self._key(args, specs)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._instantiate(key, args, specs, program)
         else:
             entry.hits += 1
-        if self._fast_key is not None:
-            self._remember_fast(args, specs, entry)
+        if self._fast_key is not None and (hit := fast_hit(entry, specs, args)) is not None:
+            self._fast[self._fast_key(args)] = hit
         return entry
-
-    def _remember_fast(self, args: tuple, specs: list[ParamSpec], entry: CacheEntry) -> None:
-        """File `entry` under the cheap key of `_fast_key_function` when every template argument
-        is a field and every array a NumPy array or a ti.ndarray, with how to pick the runtime
-        arguments from such a call: the arguments themselves for fields, scalars and NumPy
-        arrays (whose layout the executable checks), unwrapped for ti.ndarrays."""
-        kinds = [s.kind for s in specs]
-        if not all(hasattr(a, "_ti_place_snode") for a, k in zip(args, kinds) if k == "template"):
-            return
-        arrays = [a for a, k in zip(args, kinds) if k == "ndarray"]
-        if not all(type(a) is np.ndarray or hasattr(a, "_ti_numpy_storage") for a in arrays):
-            return
-        if entry.pick is not None:
-            pick = entry.pick
-        elif entry.flat_args and all(type(a) is np.ndarray for a in arrays):
-            pick = _picker(entry.runtime_positions)
-        else:
-            pick = functools.partial(_unwrapped_args, entry, specs)
-        self._fast[self._fast_key(args)] = (entry, pick)
 
     def _reset_for(self, program: Any) -> None:
         self._program = program
         self._cache.clear()
         self._specs_cached = self._specs()
         self._fast = {}
-        self._fast_key = _fast_key_function(self._specs_cached)
+        self._fast_key = fast_key_function(self._specs_cached)
         self._array_positions = tuple(
             i for i, s in enumerate(self._specs_cached) if s.kind == "ndarray"
         )
@@ -305,7 +296,7 @@ class Kernel:
             flat_args=all(s.kind not in ("matrix", "struct") for s in specs),
             ret_layout=layout if any(kind != "scalar" for kind, _ in layout) else None,
             arch=program.config.arch,
-            pick=_picker(positions) if all(s.kind in _PLAIN for s in specs) else None,
+            pick=picker(positions) if all(s.kind in _PLAIN for s in specs) else None,
         )
         self._cache[key] = entry
         for message, loc in result.warnings:  # shown at the kernel's line, not at ours
@@ -453,54 +444,6 @@ def _template_key(arg: Any) -> Any:
 
 
 _PLAIN = ("template", "scalar")  # parameter kinds whose runtime values are the args themselves
-
-
-def _picker(positions: tuple[int, ...]) -> Callable[[tuple], tuple]:
-    """`args -> tuple(args[i] for i in positions)`, as one C call."""
-    if len(positions) == 1:
-        index = positions[0]
-        return lambda args: (args[index],)
-    return operator.itemgetter(*positions) if positions else lambda args: ()
-
-
-def _fast_key_function(specs: list[ParamSpec]) -> Callable[[tuple], tuple] | None:
-    """A cheap key for calls whose template arguments are all fields: the template objects
-    themselves (fields hash and compare by identity, as the full key does), plus, per ndarray
-    argument, a NumPy array's dtype and dimensions (its element axes, where the parameter
-    declares them), or the type, dtype, dimensions and element shape of anything else. None for
-    kernels with other argument kinds."""
-    if any(s.kind not in ("template", "scalar", "ndarray") for s in specs):
-        return None
-    templates = tuple(i for i, s in enumerate(specs) if s.kind == "template")
-    arrays = tuple((i, len(s.element_shape)) for i, s in enumerate(specs) if s.kind == "ndarray")
-    pick = _picker(templates)
-    if not arrays:
-        return pick
-    ndarray = np.ndarray
-
-    def key(args: tuple) -> tuple:
-        parts = []
-        for i, element_axes in arrays:
-            a = args[i]
-            if type(a) is ndarray:
-                parts.append(a.dtype)
-                parts.append(a.shape[a.ndim - element_axes :] if element_axes else a.ndim)
-            else:
-                parts.append(
-                    (
-                        type(a),
-                        getattr(a, "dtype", None),
-                        getattr(a, "ndim", None),
-                        getattr(a, "element_shape", None),
-                    )
-                )
-        return pick(args) + tuple(parts)
-
-    return key
-
-
-def _unwrapped_args(entry: CacheEntry, specs: list[ParamSpec], args: tuple) -> Any:
-    return args_.runtime_args(entry, args, specs)
 
 
 _imports_collected = False  # see `_collector_paused`

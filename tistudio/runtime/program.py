@@ -62,7 +62,9 @@ class Program:
         self.trees: list[SNodeTree] = []
         self.root_addresses: list[int] = []
         self._next_snode_id = 0
-        self._pending: SNode | None = None
+        # the root of the fields declared since the last materialisation (None: none, or no
+        # tree begun since; a kernel call materialises first when it is not None)
+        self.pending: SNode | None = None
         self.kernel_counter = 0
         self._backend: Any = None
         self.offline_cache: OfflineCache | None = None  # set by ti.init
@@ -86,19 +88,19 @@ class Program:
     @property
     def pending_root(self) -> SNode:
         """The root that new fields are placed under (a new tree after each materialise)."""
-        if self._pending is None:
-            self._pending = SNode(self.new_snode_id(), "root", tree_id=len(self.trees))
-        return self._pending
+        if self.pending is None:
+            self.pending = SNode(self.new_snode_id(), "root", tree_id=len(self.trees))
+        return self.pending
 
     @property
     def has_pending_fields(self) -> bool:
-        return self._pending is not None and bool(self._pending.children)
+        return self.pending is not None and bool(self.pending.children)
 
     def materialize(self) -> None:
         """Allocate memory for the fields declared since the last materialisation."""
         if not self.has_pending_fields:
             return
-        root = self._pending
+        root = self.pending
         assert root is not None
         size = max(finalize_layout(root), 1)
         raw = np.zeros(size + _ALIGN, dtype=np.uint8)
@@ -107,7 +109,7 @@ class Program:
         tree = SNodeTree(root.tree_id, root, buffer, buffer.ctypes.data)
         self.trees.append(tree)
         self.root_addresses.append(tree.address)
-        self._pending = None
+        self.pending = None
 
     def tree_of(self, snode: SNode) -> SNodeTree:
         if snode.tree_id >= len(self.trees):

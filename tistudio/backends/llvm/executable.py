@@ -1,13 +1,15 @@
 """A compiled kernel and its launcher: fill the argument buffer, run the tasks, read returns.
 
 Launch overhead matters (a cached tiny kernel costs ~1 us here), so everything that can be
-decided at compile time is: each parameter gets a setter bound to its slot of the argument
-buffer, each return value a getter, and the tasks one runner (with the native pool, a single
-ctypes call of the kernel's native launcher, which releases the GIL for the whole kernel).
+decided at compile time is: each parameter gets a store into its slot of the argument buffer,
+each return value a getter, the tasks one runner (with the native pool, a single ctypes call
+of the kernel's native launcher), and the Python that does one launch is written out for the
+kernel's parameters (`launch_code.py`). The native launcher lets the GIL go for the kernel's
+run, except for a short kernel (`KernelSpec.short`) that the pool never splits: its whole run
+costs less than letting the GIL go and taking it back.
 ndarray data addresses are cached per parameter and reused while the same live array object
 (same shape) comes back, because `arr.ctypes.data` alone costs ~0.7 us. Reusing them is safe:
-NumPy moves a live array's data only in `resize`, which changes its shape.
-"""
+NumPy moves a live array's data only in `resize`, which changes its shape."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from tistudio.backends.llvm.context import (
 )
 from tistudio.backends.llvm.debug_checks import checked, gtmp_bytes
 from tistudio.backends.llvm.jit import CompiledModule
+from tistudio.backends.llvm.launch_code import ArgumentStore, LaunchFunction, launch_function
 from tistudio.backends.llvm.native_pool import NativeThreadPool
 from tistudio.backends.llvm.spec import KernelSpec, TaskSpec
 from tistudio.backends.llvm.thread_pool import ThreadPool
@@ -39,6 +42,10 @@ from tistudio.ir.stmt import Param
 from tistudio.ir.types import PrimitiveType
 
 SERIAL_TASK = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# The same, called without letting Python's GIL go: for the launchers of short kernels
+# (`KernelSpec.short`) that the pool never splits, whose whole run costs less than releasing
+# and taking back the GIL.
+SERIAL_TASK_HOLDING_GIL = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)
 RANGE_TASK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32)
 
 _CTYPES: dict[str, Any] = {
@@ -88,7 +95,7 @@ class CpuExecutable:
         self.ctx = ctypes.addressof(self._buffer)
         self._lock = threading.Lock()
         self._num_params = len(spec.params)
-        self._setters = [self._param_setter(p, s) for p, s in zip(spec.params, layout.params)]
+        self._stores = [self._param_store(p, s) for p, s in zip(spec.params, layout.params)]
         self._roots = list(layout.root_slots.items())
         self._roots_written: Sequence[int] | None = None
         self._getters = [
@@ -104,6 +111,8 @@ class CpuExecutable:
             self._buffer[layout.print_slot] = prints.address
         self._prints = prints
         self._run = self._make_run(compiled.addresses)
+        self._launchers: dict[tuple[int, ...], LaunchFunction] = {}
+        self._launch = self.launcher(range(self._num_params))
         if optimised is not None:
             optimised.then(self.upgrade)
 
@@ -143,16 +152,26 @@ class CpuExecutable:
         tree; return the kernel's return values as Python scalars."""
         if len(args) != self._num_params:
             raise TypeError(f"kernel {self.name!r} takes {self._num_params} arguments")
-        with self._lock:
-            for setter, arg in zip(self._setters, args):
-                setter(arg)
-            if roots is not self._roots_written:  # a program's tree addresses never change
-                self._write_roots(roots)
-            self._run()
-            getters = self._getters
-            if not getters:
-                return ()
-            return tuple([get() for get in getters])
+        return self._launch(args, roots)
+
+    def launcher(self, positions: Sequence[int]) -> LaunchFunction:
+        """`launch` for calls whose `k`-th runtime argument is `args[positions[k]]` (a kernel's
+        Python call, fields left out), without the argument count check."""
+        positions = tuple(positions)
+        if len(positions) != self._num_params:
+            raise TypeError(f"kernel {self.name!r} takes {self._num_params} arguments")
+        launch = self._launchers.get(positions)
+        if launch is None:
+            launch = self._launchers[positions] = launch_function(
+                self.name,
+                positions,
+                self._stores,
+                self._getters,
+                self,
+                self._lock,
+                bool(self._roots),
+            )
+        return launch
 
     def _write_roots(self, roots: Sequence[int]) -> None:
         buffer = self._buffer
@@ -164,12 +183,16 @@ class CpuExecutable:
 
     # --- compile-time preparation -------------------------------------------------------------
 
-    def _param_setter(self, param: Param, slots: ParamSlots) -> Callable[[Any], None]:
+    def _param_store(self, param: Param, slots: ParamSlots) -> ArgumentStore:
         if param.kind == "ndarray":
-            return _array_setter(self._buffer, param, slots)
+            return ArgumentStore(_array_setter(self._buffer, param, slots))
         if param.kind != "scalar" or not isinstance(param.dtype, PrimitiveType):
             raise TypeError(f"parameter {param.name!r}: unsupported kind {param.kind!r}")
-        return _scalar_setter(self._buffer, param, slots.slot)
+        store = _scalar_setter(self._buffer, param, slots.slot)
+        if param.dtype.name == "f16":  # stored through a NumPy view, not a ctypes cell
+            return ArgumentStore(store)
+        offset = slots.slot * SLOT_BYTES
+        return ArgumentStore(store, _CTYPES[param.dtype.name].from_buffer(self._buffer, offset))
 
     def _prepare_run(
         self, spec: KernelSpec, addresses: list[int], threads: int
@@ -182,7 +205,9 @@ class CpuExecutable:
             if not spec.has_launcher:
                 raise ValueError(f"kernel {self.name!r} was compiled without a native launcher")
             self._buffer[POOL_SLOT] = pool.state_address
-            native = partial(SERIAL_TASK(addresses[len(tasks)]), self.ctx)
+            holds_gil = spec.short and not self._workers_needed
+            native_type = SERIAL_TASK_HOLDING_GIL if holds_gil else SERIAL_TASK
+            native = partial(native_type(addresses[len(tasks)]), self.ctx)
             return native if not self._workers_needed else partial(self._start_workers, native)
         runners = [self._runner(t, a, pool, threads) for t, a in zip(tasks, addresses)]
         return partial(_run_all, runners)

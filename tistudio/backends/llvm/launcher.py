@@ -22,6 +22,11 @@ from tistudio.ir.stmt import Block, Kernel
 # Iterations assumed for an inner loop whose trip count is known only at launch (or a `while`).
 UNKNOWN_TRIPS = 256
 
+# Iterations (`bounded_work`) up to which a launch keeps Python's GIL: one chunk of the pool
+# (never split over threads), well under a millisecond in which other Python threads wait,
+# against the ~0.1 us it costs to let the GIL go and take it back (see `executable.py`).
+SHORT_WORK_LIMIT = 4096
+
 
 def build_launcher(
     module: ir.Module, kernel: Kernel, functions: list[str], threads: int, grain: int
@@ -68,17 +73,29 @@ def task_grain(task: Offloaded, grain: int) -> int:
     """Fewest iterations per chunk for range_for `task`: the pool's `grain`, which is tuned for
     a light loop body, divided by the iterations of the inner loops of one iteration (a row
     loop over a 2D ndrange, a `while` escape loop), so that heavy iterations still split."""
-    return max(1, grain // min(_inner_work(task.body), grain))
+    return max(1, grain // int(min(_inner_work(task.body), grain)))
 
 
 def estimated_work(kernel: Kernel) -> float:
     """Iterations of a launch of `kernel`, inner loops counted as in `task_grain` (infinite
     where a range is known only at launch): what decides whether its first launches may run
     the quick tier's code (`tiering.QUICK_WORK_LIMIT`)."""
+    return _kernel_work(kernel, UNKNOWN_TRIPS)
+
+
+def bounded_work(kernel: Kernel) -> float:
+    """Iterations of a launch of `kernel` where every loop, inner ones included, has constant
+    bounds; infinite where some loop's trips are known only at launch or a `while` loops: an
+    upper bound on what a launch can do, which decides whether it may keep Python's GIL
+    (`SHORT_WORK_LIMIT`)."""
+    return _kernel_work(kernel, math.inf)
+
+
+def _kernel_work(kernel: Kernel, unknown: float) -> float:
     work = 0.0
     for task in kernel.body:
         assert isinstance(task, Offloaded)
-        inner = _inner_work(task.body)
+        inner = _inner_work(task.body, unknown)
         if task.task_type is not TaskType.range_for:
             work += inner
         elif not (task.const_begin and task.const_end):
@@ -88,17 +105,23 @@ def estimated_work(kernel: Kernel) -> float:
     return work
 
 
-def _inner_work(block: Block) -> int:
-    work = 1
+def _inner_work(block: Block, unknown: float = UNKNOWN_TRIPS) -> float:
+    """Iterations of the inner loops of one iteration of `block`'s loop; a loop whose trips are
+    known only at launch, or a `while`, counts as `unknown` trips."""
+    work = 1.0
     for stmt in block:
         if isinstance(stmt, RangeFor):
             begin, end = stmt.begin, stmt.end
-            trips = UNKNOWN_TRIPS
+            trips = unknown
             if isinstance(begin, Const) and isinstance(end, Const):
                 trips = max(int(end.value) - int(begin.value), 1)
-            work = max(work, trips * _inner_work(stmt.body))
+            work = max(work, trips * _inner_work(stmt.body, unknown))
         elif isinstance(stmt, While):
-            work = max(work, UNKNOWN_TRIPS * _inner_work(stmt.body))
+            work = max(work, unknown * _inner_work(stmt.body, unknown))
         elif isinstance(stmt, If):
-            work = max(work, _inner_work(stmt.true_block), _inner_work(stmt.false_block))
+            work = max(
+                work,
+                _inner_work(stmt.true_block, unknown),
+                _inner_work(stmt.false_block, unknown),
+            )
     return work

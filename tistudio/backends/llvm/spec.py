@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tistudio.backends.llvm.context import ContextLayout, ParamSlots
-from tistudio.backends.llvm.launcher import task_grain
+from tistudio.backends.llvm.launcher import SHORT_WORK_LIMIT, bounded_work, task_grain
 from tistudio.ir.assertions import AssertInfo, assert_table, checks_from_json, checks_to_json
 from tistudio.ir.ops import TaskType
 from tistudio.ir.printing import PrintFormat, print_formats
@@ -48,6 +48,7 @@ class KernelSpec:
     has_launcher: bool = False
     print_formats: tuple[PrintFormat, ...] = ()  # by format id (see `ir/printing.py`)
     checks: tuple[AssertInfo, ...] = ()  # debug checks (see `ir/assertions.py`)
+    short: bool = False  # a launch does little enough to keep the GIL (`SHORT_WORK_LIMIT`)
 
     @classmethod
     def of(cls, kernel: Kernel, layout: ContextLayout, functions: list[str], grain: int):
@@ -75,6 +76,7 @@ class KernelSpec:
             len(functions) > len(tasks),
             tuple(print_formats(kernel)[0]),
             checks=assert_table(kernel),
+            short=bounded_work(kernel) <= SHORT_WORK_LIMIT,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -99,6 +101,7 @@ class KernelSpec:
             "has_launcher": self.has_launcher,
             "print_formats": [[f.template, [str(t) for t in f.dtypes]] for f in self.print_formats],
             "checks": checks_to_json(self.checks),
+            "short": self.short,
         }
 
     @classmethod
@@ -125,4 +128,5 @@ class KernelSpec:
                 for template, dtypes in data.get("print_formats", [])
             ),
             checks=checks_from_json(data.get("checks", [])),
+            short=data.get("short", False),
         )

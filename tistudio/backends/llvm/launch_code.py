@@ -1,0 +1,100 @@
+"""The Python half of a CPU kernel's launch, written out for each kernel as Python source.
+
+A launch of a cached tiny kernel is mostly Python: store each argument in the argument
+buffer, take the kernel's lock, call the native launcher, read the return values. Done by
+generic code (a loop over setter functions, `with lock:`) that cost ~1.2 us on these machines;
+written out for the kernel's own parameters (`cell0.value = args[2]`, explicit `acquire()`
+and `release()`), ~0.5 us. So each executable's launch function is generated here and compiled
+with `exec` (~0.1 ms, once per kernel and call shape), as `dataclasses` writes `__init__`.
+The function keeps its source in `__source__` for whoever wants to read it.
+
+`positions` says where each of the kernel's runtime arguments is in the `args` the function
+gets: `range(n)` for the runtime arguments themselves (`CpuExecutable.launch`), or their
+places among the arguments of the Python call (`Kernel.__call__`, where fields are not
+runtime arguments).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+LaunchFunction = Callable[[Sequence[Any], Sequence[int]], tuple]
+
+
+@dataclass(frozen=True)
+class ArgumentStore:
+    """How one runtime argument reaches the argument buffer: `cell.value = arg` for a plain
+    scalar (a ctypes object over its slot), else `store(arg)`. `store` always works and raises
+    the error that names the parameter; the generated code calls it only when the plain
+    assignment failed, to say why."""
+
+    store: Callable[[Any], None]
+    cell: Any = None
+
+
+def launch_function(
+    name: str,
+    positions: Sequence[int],
+    stores: Sequence[ArgumentStore],
+    getters: Sequence[Callable[[], Any]],
+    owner: Any,
+    lock: threading.Lock,
+    writes_roots: bool,
+) -> LaunchFunction:
+    """`launch(args, roots)` for kernel `name`: store `args[positions[k]]` with `stores[k]`,
+    write the SNode tree addresses when `roots` is a list not written yet (`writes_roots`),
+    call `owner._run()` and return each getter's value, all under `lock`. `owner` is read at
+    each launch because its `_run` changes when the optimised tier arrives."""
+    assert len(positions) == len(stores)
+    env: dict[str, Any] = {
+        "acquire": lock.acquire,
+        "release": lock.release,
+        "owner": owner,
+        "explain": _explainer(positions, stores),
+    }
+    lines = []
+    for k, (position, store) in enumerate(zip(positions, stores)):
+        if store.cell is not None:
+            env[f"cell{k}"] = store.cell
+            lines.append(f"cell{k}.value = args[{position}]")
+        else:
+            env[f"store{k}"] = store.store
+            lines.append(f"store{k}(args[{position}])")
+    for k, getter in enumerate(getters):
+        env[f"get{k}"] = getter
+    body = []
+    if lines:  # a failed plain store is explained by the setter that names the parameter
+        body += ["try:", *_indented(lines), "except TypeError:", "    explain(args)", "    raise"]
+    if writes_roots:  # a program's tree addresses never change once written
+        body += ["if roots is not owner._roots_written:", "    owner._write_roots(roots)"]
+    returns = "".join(f"get{k}(), " for k in range(len(getters)))
+    body += ["owner._run()", f"return ({returns})"]
+    source = "\n".join(
+        ["def launch(args, roots):", "    acquire()", "    try:", *_indented(body, 2)]
+        + ["    finally:", "        release()", ""]
+    )
+    exec(compile(source, f"<launch of kernel {name}>", "exec"), env)  # noqa: S102
+    launch = env["launch"]
+    launch.__source__ = source
+    launch.__qualname__ = f"launch_{name}"
+    return launch
+
+
+def _explainer(
+    positions: Sequence[int], stores: Sequence[ArgumentStore]
+) -> Callable[[Sequence[Any]], None]:
+    """Store every argument again through the setters that raise a named error."""
+    pairs = list(zip(positions, stores))
+
+    def explain(args: Sequence[Any]) -> None:
+        for position, store in pairs:
+            store.store(args[position])
+
+    return explain
+
+
+def _indented(lines: list[str], levels: int = 1) -> list[str]:
+    return [" " * (4 * levels) + line for line in lines]
