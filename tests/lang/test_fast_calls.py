@@ -86,6 +86,20 @@ def test_arrays_of_another_dtype_or_dimension_count_instantiate_again() -> None:
     assert [row["hits"] for row in total.cache_info()] == [1, 1, 1]
 
 
+def test_an_array_reshaped_in_place_is_stored_again() -> None:
+    @ti.kernel
+    def fill(arr: ti.types.ndarray(dtype=ti.i32, ndim=2)):
+        for i, j in ti.ndrange(arr.shape[0], arr.shape[1]):
+            arr[i, j] = i * 100 + j
+
+    a = np.zeros((4, 6), np.int32)
+    fill(a)
+    fill(a)  # the same array: its address and extents are not written again
+    a.shape = (6, 4)  # the same object and memory, other extents
+    fill(a)
+    np.testing.assert_array_equal(a, np.arange(6)[:, None] * 100 + np.arange(4))
+
+
 def test_the_written_out_key_equals_the_general_one_for_numpy_arrays() -> None:
     specs = [
         ParamSpec("f", "template"),

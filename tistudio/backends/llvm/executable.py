@@ -9,7 +9,8 @@ run, except for a short kernel (`KernelSpec.short`) that the pool never splits: 
 costs less than letting the GIL go and taking it back.
 ndarray data addresses are cached per parameter and reused while the same live array object
 (same shape) comes back, because `arr.ctypes.data` alone costs ~0.7 us. Reusing them is safe:
-NumPy moves a live array's data only in `resize`, which changes its shape."""
+NumPy moves a live array's data only in `resize`, which it refuses for an array with weak
+references (ours); assigning `arr.shape` changes the extents in place, hence the shape check."""
 
 from __future__ import annotations
 
@@ -111,8 +112,8 @@ class CpuExecutable:
             self._buffer[layout.print_slot] = prints.address
         self._prints = prints
         self._run = self._make_run(compiled.addresses)
-        self._launchers: dict[tuple[int, ...], LaunchFunction] = {}
-        self._launch = self.launcher(range(self._num_params))
+        self._launchers: dict[tuple[int, ...], LaunchFunction] = {}  # by positions
+        self._launch: LaunchFunction | None = None  # `launch`'s, made on its first call
         if optimised is not None:
             optimised.then(self.upgrade)
 
@@ -152,7 +153,10 @@ class CpuExecutable:
         tree; return the kernel's return values as Python scalars."""
         if len(args) != self._num_params:
             raise TypeError(f"kernel {self.name!r} takes {self._num_params} arguments")
-        return self._launch(args, roots)
+        launch = self._launch
+        if launch is None:
+            launch = self._launch = self.launcher(range(self._num_params))
+        return launch(args, roots)
 
     def launcher(self, positions: Sequence[int]) -> LaunchFunction:
         """`launch` for calls whose `k`-th runtime argument is `args[positions[k]]` (a kernel's
@@ -185,7 +189,8 @@ class CpuExecutable:
 
     def _param_store(self, param: Param, slots: ParamSlots) -> ArgumentStore:
         if param.kind == "ndarray":
-            return ArgumentStore(_array_setter(self._buffer, param, slots))
+            store = _ArrayStore(self._buffer, param, slots)
+            return ArgumentStore(store, reuse=store)
         if param.kind != "scalar" or not isinstance(param.dtype, PrimitiveType):
             raise TypeError(f"parameter {param.name!r}: unsupported kind {param.kind!r}")
         store = _scalar_setter(self._buffer, param, slots.slot)
@@ -290,22 +295,32 @@ def _scalar_setter(buffer: ctypes.Array, param: Param, slot: int) -> Callable[[A
     return set_integer
 
 
-def _array_setter(buffer: ctypes.Array, param: Param, slots: ParamSlots) -> Callable[[Any], None]:
-    """Write an ndarray's data address and extents; skip both while the same array returns."""
-    dtype = np.dtype(param.dtype.numpy_name)
-    cache: list[Any] = [None, None]  # [weak reference to the last array, its shape]
+class _ArrayStore:
+    """Writes an ndarray's data address and extents into its slots, and remembers the array
+    (weakly) and its shape: while the same array comes back with the same shape, nothing needs
+    writing, which the launch code checks itself (`launch_code.ArgumentStore.reuse`)."""
 
-    def set_array(arr: Any) -> None:
-        ref = cache[0]
-        if ref is not None and ref() is arr and arr.shape == cache[1]:
+    __slots__ = ("_buffer", "_param", "_dtype", "_slots", "last", "shape")
+
+    def __init__(self, buffer: ctypes.Array, param: Param, slots: ParamSlots) -> None:
+        self._buffer, self._param, self._slots = buffer, param, slots
+        self._dtype = np.dtype(param.dtype.numpy_name)
+        self.last: Callable[[], Any] = _no_array  # a weak reference to the last array
+        self.shape: tuple[int, ...] | None = None
+
+    def __call__(self, arr: Any) -> None:
+        if self.last() is arr and arr.shape == self.shape:
             return
-        _check_array(param, dtype, arr)
+        _check_array(self._param, self._dtype, arr)
+        buffer, slots = self._buffer, self._slots
         buffer[slots.slot] = arr.ctypes.data
         for shape_slot, extent in zip(slots.shape_slots, arr.shape):
             buffer[shape_slot] = extent
-        cache[0], cache[1] = weakref.ref(arr), arr.shape
+        self.last, self.shape = weakref.ref(arr), arr.shape
 
-    return set_array
+
+def _no_array() -> None:
+    return None
 
 
 def _check_array(param: Param, dtype: np.dtype, arr: Any) -> None:

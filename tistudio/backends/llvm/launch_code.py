@@ -5,7 +5,7 @@ buffer, take the kernel's lock, call the native launcher, read the return values
 generic code (a loop over setter functions, `with lock:`) that cost ~1.2 us on these machines;
 written out for the kernel's own parameters (`cell0.value = args[2]`, explicit `acquire()`
 and `release()`), ~0.5 us. So each executable's launch function is generated here and compiled
-with `exec` (~0.1 ms, once per kernel and call shape), as `dataclasses` writes `__init__`.
+with `exec` (~0.1 ms, once per kind of parameter list), as `dataclasses` writes `__init__`.
 The function keeps its source in `__source__` for whoever wants to read it.
 
 `positions` says where each of the kernel's runtime arguments is in the `args` the function
@@ -16,7 +16,9 @@ runtime arguments).
 
 from __future__ import annotations
 
+import functools
 import threading
+import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,11 +30,14 @@ LaunchFunction = Callable[[Sequence[Any], Sequence[int]], tuple]
 class ArgumentStore:
     """How one runtime argument reaches the argument buffer: `cell.value = arg` for a plain
     scalar (a ctypes object over its slot), else `store(arg)`. `store` always works and raises
-    the error that names the parameter; the generated code calls it only when the plain
-    assignment failed, to say why."""
+    the error that names the parameter; the generated code calls it for a scalar only when the
+    plain assignment failed, to say why. An array's store may skip what it wrote last time:
+    with `reuse` (whose `last()` is the last array stored and `shape` its shape), the generated
+    code checks that itself and calls `store` only for another array or shape."""
 
     store: Callable[[Any], None]
     cell: Any = None
+    reuse: Any = None
 
 
 def launch_function(
@@ -60,6 +65,11 @@ def launch_function(
         if store.cell is not None:
             env[f"cell{k}"] = store.cell
             lines.append(f"cell{k}.value = args[{position}]")
+        elif store.reuse is not None:
+            env[f"store{k}"], env[f"reuse{k}"] = store.store, store.reuse
+            lines.append(f"a{k} = args[{position}]")
+            lines.append(f"if reuse{k}.last() is not a{k} or a{k}.shape != reuse{k}.shape:")
+            lines.append(f"    store{k}(a{k})")
         else:
             env[f"store{k}"] = store.store
             lines.append(f"store{k}(args[{position}])")
@@ -76,7 +86,7 @@ def launch_function(
         ["def launch(args, roots):", "    acquire()", "    try:", *_indented(body, 2)]
         + ["    finally:", "        release()", ""]
     )
-    exec(compile(source, f"<launch of kernel {name}>", "exec"), env)  # noqa: S102
+    exec(_compiled(source), env)  # noqa: S102
     launch = env["launch"]
     launch.__source__ = source
     launch.__qualname__ = f"launch_{name}"
@@ -94,6 +104,13 @@ def _explainer(
             store.store(args[position])
 
     return explain
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(source: str) -> types.CodeType:
+    """The code of `source`: kernels with parameters of the same kinds at the same places
+    share it (compiling it costs ~0.1 ms; running it, with a kernel's own names, ~1 us)."""
+    return compile(source, "<kernel launch>", "exec")
 
 
 def _indented(lines: list[str], levels: int = 1) -> list[str]:
