@@ -120,3 +120,21 @@ def test_the_written_out_key_equals_the_general_one_for_numpy_arrays() -> None:
     assert keys == [general(args) for args in calls]
     assert len(set(keys)) == 3
     assert keys[0][-2:] == (np.dtype(np.float32), (3,))  # the element axis, not the dimensions
+
+
+def test_waiting_for_optimised_code_leaves_every_kernel_on_it() -> None:
+    x = ti.field(ti.f32, shape=64)
+
+    @ti.kernel
+    def fill(f: ti.template(), v: ti.f32):
+        for i in f:
+            f[i] = v * i
+
+    fill(x, 0.5)
+    (entry,) = fill.instances()
+    optimised = entry.instance.optimised  # tiered: quick code first, O3 in the background
+    assert optimised is not None
+    ti.lang.impl.get_program().wait_for_optimised()
+    assert optimised.ready
+    fill(x, 2.0)  # now on the optimised code
+    np.testing.assert_allclose(x.to_numpy(), 2.0 * np.arange(64))

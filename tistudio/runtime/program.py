@@ -205,6 +205,13 @@ class Program:
         if self.gpu is not None:
             self.gpu.sync()
 
+    def wait_for_optimised(self) -> None:
+        """Return once every CPU kernel compiled so far runs its optimised tier (kernels start
+        on quick code while a background thread optimises them, `backends/llvm/tiering.py`):
+        for timing kernels in their steady state, without that thread's work on a core."""
+        if self.gpu is None and self._backend is not None:
+            self._backend.wait_for_optimised()
+
     def close(self) -> None:
         """Forget this program's fields and kernels; the shared back end stays up."""
         if self.gpu is not None:
