@@ -4,6 +4,9 @@ call each kernel at least twice, so that the calls checked are the fast path's."
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -138,3 +141,26 @@ def test_waiting_for_optimised_code_leaves_every_kernel_on_it() -> None:
     assert optimised.ready
     fill(x, 2.0)  # now on the optimised code
     np.testing.assert_allclose(x.to_numpy(), 2.0 * np.arange(64))
+
+
+def test_a_dropped_kernel_instance_is_freed_without_the_cyclic_collector() -> None:
+    """The written-out launch functions do not refer back to their executable: an instance
+    the cache drops is freed at once (its machine code with it), not at some later collection."""
+    x = ti.field(ti.f32, shape=16)
+
+    @ti.kernel
+    def fill(f: ti.template(), a: ti.f32):
+        for i in range(16):
+            f[i] = a
+
+    fill(x, 1.0)
+    fill(x, 2.0)  # the fast path's launch function exists now
+    ti.lang.impl.get_program().wait_for_optimised()  # the optimiser's callback has run
+    executable = weakref.ref(fill.instances()[0].instance)
+    gc.disable()
+    try:
+        fill._cache.clear()
+        fill._fast.clear()
+        assert executable() is None
+    finally:
+        gc.enable()

@@ -40,10 +40,10 @@ SAXPY_PARAMS = [scalar("a", "f32"), ndarray("x", "f32", 1), ndarray("y", "f32", 
 
 def _keeps_gil(executable) -> bool:  # noqa: ANN001
     """Whether the executable's native launcher is called without letting the GIL go (its
-    `_run` is `partial(launcher, ctx)`, or `partial(start_workers, that)`)."""
-    run = executable._run
+    run is `partial(launcher, ctx)`, or `partial(_start_workers, pool, n, that)`)."""
+    run = executable._state.run
     while not isinstance(run.func, ctypes._CFuncPtr):
-        run = run.args[0]
+        run = run.args[-1]
     return bool(run.func._flags_ & ctypes._FUNCFLAG_PYTHONAPI)
 
 

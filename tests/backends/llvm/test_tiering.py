@@ -34,11 +34,11 @@ def _launch(ex, a: float) -> np.ndarray:
 
 def test_a_kernel_runs_quick_code_then_moves_to_the_optimised_code(tiered_backend) -> None:
     ex = compile_text(tiered_backend, SAXPY, params=PARAMS)
-    first = ex._run
+    first = ex._state.run
     want = 2.0 * np.arange(100000, dtype=np.float32) + 1
     np.testing.assert_array_equal(_launch(ex, 2.0), want)  # on whichever code is current
     optimised = ex.optimised.wait()
-    assert optimised is ex.compiled and ex._run is not first  # swapped
+    assert optimised is ex.compiled and ex._state.run is not first  # swapped
     assert callable(ex._first.optimized)  # the quick tier's IR is printed only when asked for
     assert f"task0_range_for{QUICK_SUFFIX}" in ex._first.llvm_ir_optimized
     assert QUICK_SUFFIX not in optimised.llvm_ir_optimized

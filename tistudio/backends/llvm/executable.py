@@ -98,7 +98,6 @@ class CpuExecutable:
         self._num_params = len(spec.params)
         self._stores = [self._param_store(p, s) for p, s in zip(spec.params, layout.params)]
         self._roots = list(layout.root_slots.items())
-        self._roots_written: Sequence[int] | None = None
         self._getters = [
             _slot_accessor(self._buffer, layout.return_slot(k), t)[1]
             for k, t in enumerate(spec.ret_types)
@@ -111,7 +110,7 @@ class CpuExecutable:
                 raise ValueError(f"kernel {self.name!r} prints but has no print buffer")
             self._buffer[layout.print_slot] = prints.address
         self._prints = prints
-        self._run = self._make_run(compiled.addresses)
+        self._state = _LaunchState(self._make_run(compiled.addresses), self._buffer, self._roots)
         self._launchers: dict[tuple[int, ...], LaunchFunction] = {}  # by positions
         self._launch: LaunchFunction | None = None  # `launch`'s, made on its first call
         if optimised is not None:
@@ -138,7 +137,7 @@ class CpuExecutable:
     def upgrade(self, compiled: CompiledModule) -> None:
         """Launch `compiled` (the optimised tier) from now on. A launch running now finishes on
         the code it started with, which stays loaded."""
-        self._run = self._make_run(compiled.addresses)
+        self._state.run = self._make_run(compiled.addresses)
 
     def _make_run(self, addresses: list[int]) -> Callable[[], None]:
         spec = self.spec
@@ -171,19 +170,11 @@ class CpuExecutable:
                 positions,
                 self._stores,
                 self._getters,
-                self,
+                self._state,
                 self._lock,
                 bool(self._roots),
             )
         return launch
-
-    def _write_roots(self, roots: Sequence[int]) -> None:
-        buffer = self._buffer
-        for tree, slot in self._roots:
-            buffer[slot] = roots[tree]
-        # the list grows as later trees materialise, but entries never change: once every tree
-        # of this kernel is in it, the same list needs no rewriting
-        self._roots_written = roots
 
     # --- compile-time preparation -------------------------------------------------------------
 
@@ -213,14 +204,11 @@ class CpuExecutable:
             holds_gil = spec.short and not self._workers_needed
             native_type = SERIAL_TASK_HOLDING_GIL if holds_gil else SERIAL_TASK
             native = partial(native_type(addresses[len(tasks)]), self.ctx)
-            return native if not self._workers_needed else partial(self._start_workers, native)
+            if not self._workers_needed:
+                return native
+            return partial(_start_workers, self._pool, self._workers_needed, native)
         runners = [self._runner(t, a, pool, threads) for t, a in zip(tasks, addresses)]
         return partial(_run_all, runners)
-
-    def _start_workers(self, run: Callable[[], None]) -> None:
-        if self._pool.started_workers < self._workers_needed:
-            self._pool.ensure_workers(self._workers_needed)
-        run()
 
     def _runner(
         self, task: TaskSpec, address: int, pool: ThreadPool, threads: int
@@ -247,6 +235,35 @@ class CpuExecutable:
             raise ValueError(f"range bound at gtmp offset {value} is outside the buffer")
         cell = ctypes.c_int32.from_buffer(self._gtmp, value)
         return partial(getattr, cell, "value")
+
+
+class _LaunchState:
+    """What a launch reads that changes: the code to run (`run`: the optimised tier replaces
+    the quick one) and the SNode tree addresses last written. Kept apart from the executable so
+    that its launch functions (`launch_code`) do not refer back to it."""
+
+    __slots__ = ("run", "roots_written", "_buffer", "_roots")
+
+    def __init__(
+        self, run: Callable[[], None], buffer: ctypes.Array, roots: list[tuple[int, int]]
+    ) -> None:
+        self.run = run
+        self.roots_written: Sequence[int] | None = None
+        self._buffer, self._roots = buffer, roots
+
+    def write_roots(self, roots: Sequence[int]) -> None:
+        buffer = self._buffer
+        for tree, slot in self._roots:
+            buffer[slot] = roots[tree]
+        # the list grows as later trees materialise, but entries never change: once every tree
+        # of this kernel is in it, the same list needs no rewriting
+        self.roots_written = roots
+
+
+def _start_workers(pool: NativeThreadPool, needed: int, run: Callable[[], None]) -> None:
+    if pool.started_workers < needed:
+        pool.ensure_workers(needed)
+    run()
 
 
 def _run_all(runners: list[Callable[[], None]]) -> None:

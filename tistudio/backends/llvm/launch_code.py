@@ -45,19 +45,19 @@ def launch_function(
     positions: Sequence[int],
     stores: Sequence[ArgumentStore],
     getters: Sequence[Callable[[], Any]],
-    owner: Any,
+    state: Any,
     lock: threading.Lock,
     writes_roots: bool,
 ) -> LaunchFunction:
     """`launch(args, roots)` for kernel `name`: store `args[positions[k]]` with `stores[k]`,
-    write the SNode tree addresses when `roots` is a list not written yet (`writes_roots`),
-    call `owner._run()` and return each getter's value, all under `lock`. `owner` is read at
-    each launch because its `_run` changes when the optimised tier arrives."""
+    write the SNode tree addresses when `roots` is a list not written yet (`writes_roots`:
+    `state.write_roots`), call `state.run()` and return each getter's value, all under `lock`.
+    `state.run` is read at each launch because the optimised tier replaces it."""
     assert len(positions) == len(stores)
     env: dict[str, Any] = {
         "acquire": lock.acquire,
         "release": lock.release,
-        "owner": owner,
+        "state": state,
         "explain": _explainer(positions, stores),
     }
     lines = []
@@ -79,9 +79,9 @@ def launch_function(
     if lines:  # a failed plain store is explained by the setter that names the parameter
         body += ["try:", *_indented(lines), "except TypeError:", "    explain(args)", "    raise"]
     if writes_roots:  # a program's tree addresses never change once written
-        body += ["if roots is not owner._roots_written:", "    owner._write_roots(roots)"]
+        body += ["if roots is not state.roots_written:", "    state.write_roots(roots)"]
     returns = "".join(f"get{k}(), " for k in range(len(getters)))
-    body += ["owner._run()", f"return ({returns})"]
+    body += ["state.run()", f"return ({returns})"]
     source = "\n".join(
         ["def launch(args, roots):", "    acquire()", "    try:", *_indented(body, 2)]
         + ["    finally:", "        release()", ""]
