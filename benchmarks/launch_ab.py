@@ -5,18 +5,19 @@
 Each directory holds a `tistudio` package (e.g. `git archive <commit> tistudio | tar -x -C DIR`).
 The machines here alternate between spells about 1.8x apart, seconds to minutes long, so two
 checkouts timed one after the other can land in different spells. This runs one process per
-checkout at once, each on its own core (a tiny kernel's launch runs on the calling thread), so
-both see the same spells: each calls a cached 16-element kernel with two fields and one scalar,
-and the same with two NumPy arrays, in batches of 2,000 calls, alternating, for `--seconds`, and
-prints the minimum and the median per call in microseconds and the number of batches. It
-needs two otherwise idle cores: any other load lands on one of the two processes (the same
-checkout twice then gives medians 2.4x apart; the minimums still agree).
+checkout at once, each pinned to its own core (a tiny kernel's launch runs on the calling
+thread): each runs the `launch_overhead` and `launch_overhead_ndarray` cases (a cached
+16-element kernel with two fields and one scalar, and the same with two NumPy arrays) in
+batches of 2,000 calls, alternating, for `--seconds`, and prints the minimum and the median per
+call in microseconds and the number of batches. The two cores need not be equally fast at the
+same moment (one build of tistudio measured 1.37 us on one and 2.7 us on the other), so there
+are two rounds, the second with the cores swapped: a difference that follows the checkout
+across both rounds is the code's. It needs two otherwise idle cores.
 """
 
-# No "from __future__ import annotations": kernel annotations must be objects (`ti` is local).
+from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import statistics
@@ -24,50 +25,33 @@ import subprocess
 import sys
 import time
 
-N = 16
 BATCH = 2000
-
-
-def _calls(ti, np) -> dict:  # noqa: ANN001
-    """name -> (kernel, its arguments): two fields and a scalar, two NumPy arrays and a scalar."""
-    x, y = ti.field(ti.f32, shape=N), ti.field(ti.f32, shape=N)
-
-    @ti.kernel
-    def tiny(x: ti.template(), y: ti.template(), a: ti.f32):
-        for i in range(16):
-            y[i] = a * x[i] + y[i]
-
-    @ti.kernel
-    def tiny_nd(x: ti.types.ndarray(), y: ti.types.ndarray(), a: ti.f32):
-        for i in range(16):
-            y[i] = a * x[i] + y[i]
-
-    xn, yn = np.ones(N, np.float32), np.ones(N, np.float32)
-    return {"fields": (tiny, (x, y, 0.5)), "ndarrays": (tiny_nd, (xn, yn, 0.5))}
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def measure(seconds: float) -> dict[str, list[float]]:
-    """Per-call microseconds of each batch, for the field kernel and the ndarray kernel."""
-    import numpy as np
-
+    """Per-call microseconds of each batch of the `launch_overhead` and
+    `launch_overhead_ndarray` benchmark cases (their tistudio versions: the same kernels)."""
     import tistudio as ti
 
+    sys.path.append(ROOT)  # the cases, after the checkout's own if it has them
+    from benchmarks.cases import launch_overhead, launch_overhead_ndarray
+
     ti.init(arch=ti.cpu, offline_cache=False)
-    calls = _calls(ti, np)
-    for kernel, args in calls.values():  # compiled, and on optimised code
-        for _ in range(1000):
-            kernel(*args)
+    cases = {"fields": launch_overhead, "ndarrays": launch_overhead_ndarray}
+    impls = {name: case.taichi_impl(ti, case.make_inputs(BATCH)) for name, case in cases.items()}
+    for impl in impls.values():  # compiled, and on optimised code
+        impl.step()
     program = ti.lang.impl.get_program()
-    if hasattr(program, "wait_for_optimised"):  # older checkouts: the 1,000 calls above
+    if hasattr(program, "wait_for_optimised"):  # older checkouts: the batch above
         program.wait_for_optimised()
-    times: dict[str, list[float]] = {name: [] for name in calls}
+    times: dict[str, list[float]] = {name: [] for name in impls}
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        for name, (kernel, args) in calls.items():
+        for name, impl in impls.items():
             start = time.perf_counter()
-            for _ in itertools.repeat(None, BATCH):
-                kernel(*args)
-            times[name].append((time.perf_counter() - start) / BATCH * 1e6)
+            impl.step()
+            times[name].append((time.perf_counter() - start) / impl.calls_per_step * 1e6)
     return times
 
 
@@ -77,26 +61,35 @@ def main() -> None:
     parser.add_argument("new")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cpu", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.measure:  # a child: measure the tistudio on sys.path
+    if args.measure:  # a child: measure the tistudio on sys.path, on core `--cpu`
+        os.sched_setaffinity(0, {args.cpu})
         print(json.dumps(measure(args.seconds)))
         return
+    directories = {label: os.path.abspath(getattr(args, label)) for label in ("old", "new")}
+    first, second = (sorted(os.sched_getaffinity(0)) * 2)[:2]  # one core: both on it
+    for cpus in ({"old": first, "new": second}, {"old": second, "new": first}):
+        _round(directories, cpus, args.seconds)  # each checkout on each core
+
+
+def _round(directories: dict[str, str], cpus: dict[str, int], seconds: float) -> None:
+    """Measure both checkouts at once, each pinned to its core in `cpus`; print a row each."""
     children = {}
-    for label in ("old", "new"):
-        directory = os.path.abspath(getattr(args, label))
-        env = {**os.environ, "PYTHONPATH": directory}
+    for label, directory in directories.items():
         command = [sys.executable, os.path.abspath(__file__), "-", "-", "--measure"]
-        command += ["--seconds", str(args.seconds)]
-        children[label] = (directory, subprocess.Popen(command, env=env, stdout=subprocess.PIPE))
-    for label, (directory, child) in children.items():
+        command += ["--seconds", str(seconds), "--cpu", str(cpus[label])]
+        env = {**os.environ, "PYTHONPATH": directory}
+        children[label] = subprocess.Popen(command, env=env, stdout=subprocess.PIPE)
+    for label, child in children.items():
         out, _ = child.communicate()
         if child.returncode:
-            sys.exit(f"{label} ({directory}) failed")
+            sys.exit(f"{label} ({directories[label]}) failed")
         for name, samples in json.loads(out).items():
             low, mid = min(samples), statistics.median(samples)
             print(
                 f"{label:4s} {name:9s} {low:5.2f} us min  {mid:5.2f} us median  "
-                f"({len(samples)} batches)  {directory}"
+                f"({len(samples)} batches, cpu {cpus[label]})  {directories[label]}"
             )
 
 
