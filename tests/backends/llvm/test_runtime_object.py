@@ -95,3 +95,38 @@ def test_ti_init_warms_the_back_end_in_the_background(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+IMPORT_DURING_WARM_UP = textwrap.dedent(
+    """
+    import sys, time
+    import tistudio as ti
+    ti.init(arch=ti.cpu, offline_cache=False)
+    time.sleep(float(sys.argv[1]))  # land somewhere inside the warm-up thread's imports
+    from tistudio.backends.llvm.jit import JitEngine
+    from tistudio.backends.llvm import CpuBackend
+    assert JitEngine and CpuBackend
+    print("ok")
+    """
+)
+
+
+def test_a_back_end_module_imported_during_the_warm_up_imports_whole(tmp_path: Path) -> None:
+    # With a package __init__ that imported backend -> executable -> jit, importing jit on the
+    # main thread while the warm-up thread imported the package deadlocked on Python's import
+    # locks, which Python broke by handing out a partly initialised module (ImportError in
+    # 21 of 40 runs at these delays).
+    script = tmp_path / "import_during_warm_up.py"
+    script.write_text(IMPORT_DURING_WARM_UP)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for delay in [0, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05]:  # one at a time: timing
+        done = subprocess.run(
+            [sys.executable, str(script), str(delay)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+        assert done.returncode == 0 and done.stdout.strip() == "ok", (
+            f"{delay}: {done.stderr[-600:]}"
+        )
