@@ -137,6 +137,7 @@ def _dlpack_arg(obj: Any) -> tuple[np.ndarray, Callable[[], None] | None]:
     if view.flags.c_contiguous:
         return view, None
     arr = np.ascontiguousarray(view)
-    if not view.flags.writeable:
+    if not view.flags.writeable:  # the copy stays read-only: a kernel writing it is refused
+        arr.setflags(write=False)
         return arr, None
     return arr, lambda: np.copyto(view, arr)

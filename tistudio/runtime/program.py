@@ -18,6 +18,7 @@ import numpy as np
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.snode import SNode, finalize_layout
 from tistudio.ir.stmt import Kernel
+from tistudio.ir.writes import written_snodes
 from tistudio.passes.context import PassContext
 from tistudio.runtime import offline_cache
 from tistudio.runtime.offline_cache import OfflineCache, RuntimeSlot
@@ -230,19 +231,3 @@ def _span(tree: SNodeTree, view: Any, key: tuple | None) -> tuple[int, int] | No
         return lo, lo + view.itemsize
     extent = sum((n - 1) * stride for n, stride in zip(view.shape, view.strides))
     return start, start + extent + view.itemsize
-
-
-def written_snodes(kernel: Kernel) -> list[SNode]:
-    """Place SNodes a kernel may write (for `field_written` events), found in its final IR."""
-    from tistudio.ir.statements import AtomicOp, GetCh, GlobalStore
-
-    found: dict[int, SNode] = {}
-    for stmt in kernel.walk():
-        ptr = (
-            stmt.ptr
-            if isinstance(stmt, GlobalStore)
-            else (stmt.dest if isinstance(stmt, AtomicOp) else None)
-        )
-        if isinstance(ptr, GetCh) and ptr.child.type == "place":
-            found[ptr.child.id] = ptr.child
-    return list(found.values())

@@ -41,6 +41,7 @@ from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import TaskType
 from tistudio.ir.stmt import Param
 from tistudio.ir.types import PrimitiveType
+from tistudio.ir.writes import read_only_message
 
 SERIAL_TASK = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 # The same, called without letting Python's GIL go: for the launchers of short kernels
@@ -96,7 +97,11 @@ class CpuExecutable:
         self.ctx = ctypes.addressof(self._buffer)
         self._lock = threading.Lock()
         self._num_params = len(spec.params)
-        self._stores = [self._param_store(p, s) for p, s in zip(spec.params, layout.params)]
+        writes = dict(spec.written_arrays)
+        self._stores = [
+            self._param_store(p, s, writes.get(k))
+            for k, (p, s) in enumerate(zip(spec.params, layout.params))
+        ]
         self._roots = list(layout.root_slots.items())
         self._getters = [
             _slot_accessor(self._buffer, layout.return_slot(k), t)[1]
@@ -178,9 +183,11 @@ class CpuExecutable:
 
     # --- compile-time preparation -------------------------------------------------------------
 
-    def _param_store(self, param: Param, slots: ParamSlots) -> ArgumentStore:
+    def _param_store(self, param: Param, slots: ParamSlots, written: str | None) -> ArgumentStore:
+        """How `param` reaches the buffer; `written` says where the kernel writes it (an
+        ndarray: "" where unknown), None where it never does."""
         if param.kind == "ndarray":
-            store = _ArrayStore(self._buffer, param, slots)
+            store = _ArrayStore(self._buffer, param, slots, written)
             return ArgumentStore(store, reuse=store)
         if param.kind != "scalar" or not isinstance(param.dtype, PrimitiveType):
             raise TypeError(f"parameter {param.name!r}: unsupported kind {param.kind!r}")
@@ -315,12 +322,16 @@ def _scalar_setter(buffer: ctypes.Array, param: Param, slot: int) -> Callable[[A
 class _ArrayStore:
     """Writes an ndarray's data address and extents into its slots, and remembers the array
     (weakly) and its shape: while the same array comes back with the same shape, nothing needs
-    writing, which the launch code checks itself (`launch_code.ArgumentStore.reuse`)."""
+    writing, which the launch code checks itself (`launch_code.ArgumentStore.reuse`). A
+    read-only array is refused where the kernel writes the parameter (`written`)."""
 
-    __slots__ = ("_buffer", "_param", "_dtype", "_slots", "last", "shape")
+    __slots__ = ("_buffer", "_param", "_dtype", "_slots", "_written", "last", "shape")
 
-    def __init__(self, buffer: ctypes.Array, param: Param, slots: ParamSlots) -> None:
+    def __init__(
+        self, buffer: ctypes.Array, param: Param, slots: ParamSlots, written: str | None
+    ) -> None:
         self._buffer, self._param, self._slots = buffer, param, slots
+        self._written = written  # where the kernel writes the array: see `_param_store`
         self._dtype = np.dtype(param.dtype.numpy_name)
         self.last: Callable[[], Any] = _no_array  # a weak reference to the last array
         self.shape: tuple[int, ...] | None = None
@@ -329,6 +340,8 @@ class _ArrayStore:
         if self.last() is arr and arr.shape == self.shape:
             return
         _check_array(self._param, self._dtype, arr)
+        if self._written is not None and not arr.flags.writeable:
+            raise ValueError(read_only_message(self._param.name, self._written))
         buffer, slots = self._buffer, self._slots
         buffer[slots.slot] = arr.ctypes.data
         for shape_slot, extent in zip(slots.shape_slots, arr.shape):

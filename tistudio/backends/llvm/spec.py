@@ -19,6 +19,7 @@ from tistudio.ir.printing import PrintFormat, print_formats
 from tistudio.ir.statements import Offloaded
 from tistudio.ir.stmt import Kernel, Param
 from tistudio.ir.types import TYPES_BY_NAME, PrimitiveType, parse_type
+from tistudio.ir.writes import written_ndarrays
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class KernelSpec:
     print_formats: tuple[PrintFormat, ...] = ()  # by format id (see `ir/printing.py`)
     checks: tuple[AssertInfo, ...] = ()  # debug checks (see `ir/assertions.py`)
     short: bool = False  # a launch does little enough to keep the GIL (`SHORT_WORK_LIMIT`)
+    # ndarray parameters the kernel may write, by argument id, and where (see `ir/writes.py`)
+    written_arrays: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def of(cls, kernel: Kernel, layout: ContextLayout, functions: list[str], grain: int):
@@ -77,6 +80,7 @@ class KernelSpec:
             tuple(print_formats(kernel)[0]),
             checks=assert_table(kernel),
             short=bounded_work(kernel) <= SHORT_WORK_LIMIT,
+            written_arrays=tuple(written_ndarrays(kernel).items()),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -102,6 +106,7 @@ class KernelSpec:
             "print_formats": [[f.template, [str(t) for t in f.dtypes]] for f in self.print_formats],
             "checks": checks_to_json(self.checks),
             "short": self.short,
+            "written_arrays": [list(pair) for pair in self.written_arrays],
         }
 
     @classmethod
@@ -129,4 +134,13 @@ class KernelSpec:
             ),
             checks=checks_from_json(data.get("checks", [])),
             short=data.get("short", False),
+            written_arrays=_written_arrays(data),
         )
+
+
+def _written_arrays(data: dict[str, Any]) -> tuple[tuple[int, str], ...]:
+    """From a spec's JSON; a spec written before it said (an older AOT module) may write any
+    ndarray parameter, so a read-only array is refused for each."""
+    if "written_arrays" in data:
+        return tuple((int(arg), str(where)) for arg, where in data["written_arrays"])
+    return tuple((k, "") for k, p in enumerate(data["params"]) if p[1] == "ndarray")

@@ -26,6 +26,7 @@ from tistudio.backends.webgpu.shader import TaskShader, build_shaders
 from tistudio.ir.printing import PrintFormat, print_formats
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.types import PrimitiveType
+from tistudio.ir.writes import read_only_message, written_ndarrays
 
 
 @dataclass
@@ -86,6 +87,8 @@ class GpuExecutable:
         self.trees_used = sorted(int(r[4:]) for r in resources if r.startswith("tree"))
         self.trees_written = sorted(int(r[4:]) for r in writes if r.startswith("tree"))
         self.arrays_written = [k for k in self._arrays if f"arg{k}" in writes]
+        # where each is written, for the error that refuses a read-only array (final IR only)
+        self._written_at = written_ndarrays(kernel) if cached is None else {}
 
     @property
     def task_wgsl(self) -> list[str]:
@@ -160,6 +163,8 @@ class GpuExecutable:
                 f"argument {self._param_names[k]!r} must be C-contiguous, got a non-contiguous "
                 "array: pass np.ascontiguousarray(...)"
             )
+        if not arr.flags.writeable and k in self.arrays_written:  # it is copied back
+            raise ValueError(read_only_message(self._param_names[k], self._written_at.get(k, "")))
         nbytes = arr.nbytes
         buffer = self._arg_buffers.get(k)
         if buffer is None or buffer.size < nbytes:
