@@ -99,6 +99,8 @@ class LoopsMixin:
         return loop
 
     def struct_loop(self, field: Any, loc: Any) -> fe.FrontendFor:
+        for leaf in field._ti_leaves():
+            leaf._ti_check_program(loc)
         snode = field._ti_place_snode
         shape = snode.shape
         if self.runtime_nesting > 0:  # an inner loop over a dense field is a serial ndrange

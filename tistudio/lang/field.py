@@ -19,6 +19,14 @@ from tistudio.ir.types import PrimitiveType, i32
 from tistudio.lang import impl
 from tistudio.lang.types import numpy_dtype, to_dtype
 
+STALE_FIELD = "{what} belongs to a program that ti.init()/ti.reset() ended: create it again"
+
+
+def belongs_to_current_program(field: Any) -> bool:
+    """Whether every part of `field` (a field, vector field or struct field) belongs to the
+    program `ti.init` made last, not to one it ended."""
+    return all(leaf._program is impl.current.program for leaf in field._ti_leaves())
+
 
 class Field:
     """A field of scalars (`ti.field(ti.f32, shape=(16, 8))`)."""
@@ -64,9 +72,22 @@ class Field:
     def _ti_leaves(self) -> list[Field]:
         return [self]
 
+    def _what(self) -> str:
+        return f"field {self._name!r}" if self._name else "this field"
+
+    def _ti_check_program(self, loc: Any) -> None:
+        """A kernel compiles for the current program, whose trees hold its own fields: a field
+        of an ended one laid out its old tree's offsets over the new one's memory (a field
+        kept across `ti.init()` wrote past the new tree's end: segmentation fault)."""
+        from tistudio.frontend.errors import TaichiSyntaxError
+
+        if self._program is not impl.current.program:
+            raise TaichiSyntaxError(STALE_FIELD.format(what=self._what()), loc)
+
     def _ti_subscript(self, indices: list[fe.Expr], loc: Any) -> fe.Expr:
         from tistudio.frontend.errors import TaichiSyntaxError
 
+        self._ti_check_program(loc)
         if len(indices) != len(self.shape):
             raise TaichiSyntaxError(
                 f"field '{self._name or 'field'}' has {len(self.shape)} dimension(s) but was "
@@ -98,10 +119,10 @@ class Field:
 
     def _view(self) -> np.ndarray:
         """A NumPy view of this field's elements inside its tree's buffer."""
+        if impl.current.program is not self._program:  # (its cached view too)
+            raise RuntimeError(STALE_FIELD.format(what=self._what()))
         if self._view_cache is not None:
             return self._view_cache
-        if impl.current.program is not self._program:
-            raise RuntimeError("this field belongs to a program that ti.init()/ti.reset() ended")
         snode = self._ti_place_snode
         tree = self._program.tree_of(snode)
         if _is_blocked(snode):  # nested blocks along one axis: no strided view exists

@@ -17,6 +17,7 @@ import ipywidgets
 import traitlets
 
 from tistudio.events import bus
+from tistudio.lang.field import belongs_to_current_program
 from tistudio.studio.cache_view import CacheView
 from tistudio.studio.export import Exporter, ExportPanel
 from tistudio.studio.field_view import FieldView, snode_ids
@@ -99,6 +100,8 @@ def fields_in(namespace: dict[str, Any]) -> dict[str, Any]:
             value.snode  # noqa: B018 - raises for a field that has no memory yet
         except Exception:  # noqa: BLE001
             continue
+        if hasattr(value, "_ti_leaves") and not belongs_to_current_program(value):
+            continue  # kept from before a ti.init(): its SNode ids are another program's
         found[name] = value
     return found
 

@@ -1,0 +1,111 @@
+"""A field kept across `ti.init()` or `ti.reset()` belongs to the program that ended: a kernel
+using it is refused at the line that uses it, and so is reading it. Before, the kernel compiled
+for the new program with the old field's layout: an IndexError at launch, or, where the new
+program had a smaller tree, writes past its end (segmentation fault)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import tistudio as ti
+from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.studio.panel import fields_in
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_kernel_refuses_a_field_argument_of_an_ended_program() -> None:
+    ti.init(arch=ti.cpu)
+    old = ti.field(ti.f32, shape=8)
+
+    @ti.kernel
+    def fill(f: ti.template()):
+        for i in f:  # the loop over the old field
+            f[i] = i
+
+    fill(old)
+    ti.init(arch=ti.cpu)
+    with pytest.raises(TaichiSyntaxError, match="ended: create it again") as caught:
+        fill(old)
+    assert "for i in f:  # the loop over the old field" in str(caught.value)
+    new = ti.field(ti.f32, shape=4)
+    fill(new)  # the same kernel, with a field of the new program
+    assert new.to_numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_a_kernel_refuses_an_element_of_an_ended_programs_global_vector_field() -> None:
+    ti.init(arch=ti.cpu)
+    velocity = ti.Vector.field(2, ti.f32, shape=4)
+    ti.init(arch=ti.cpu)
+    out = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def speed():
+        for i in range(4):
+            out[i] = velocity[i].norm()  # the old field
+
+    with pytest.raises(TaichiSyntaxError, match="ended") as caught:
+        speed()
+    assert "# the old field" in str(caught.value)
+
+
+def test_reading_a_field_after_reset_is_refused_even_once_read_before() -> None:
+    ti.init(arch=ti.cpu)
+    x = ti.field(ti.i32, shape=3)
+    x.fill(7)
+    assert x.to_numpy().tolist() == [7, 7, 7]  # its NumPy view is cached now
+    ti.reset()
+    with pytest.raises(RuntimeError, match="ended: create it again"):
+        x.to_numpy()
+    with pytest.raises(RuntimeError, match="ended"):
+        x[0]  # noqa: B018
+
+
+def test_the_studio_lists_only_fields_of_the_current_program() -> None:
+    ti.init(arch=ti.cpu)
+    old = ti.field(ti.f32, shape=2)
+    ti.init(arch=ti.cpu)
+    new = ti.Vector.field(2, ti.f32, shape=2)
+    assert list(fields_in({"old": old, "new": new})) == ["new"]
+
+
+def test_a_field_kept_across_init_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    script = tmp_path / "stale.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import tistudio as ti
+            ti.init(arch=ti.cpu)
+            big = ti.field(ti.f32, shape=1_000_000)
+
+            @ti.kernel
+            def fill(f: ti.template()):
+                for i in f:
+                    f[i] = i
+
+            fill(big)
+            ti.init(arch=ti.cpu)
+            small = ti.field(ti.f32, shape=4)
+            small.fill(0)
+            try:
+                fill(big)
+            except SyntaxError as e:
+                print("refused")
+            """
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-800:]}"
+    assert done.stdout.strip() == "refused"
