@@ -100,7 +100,7 @@ class LoopsMixin:
 
     def struct_loop(self, field: Any, loc: Any) -> fe.FrontendFor:
         for leaf in field._ti_leaves():
-            leaf._ti_check_program(loc)
+            leaf._ti_check_usable(loc)
         snode = field._ti_place_snode
         shape = snode.shape
         if self.runtime_nesting > 0:  # an inner loop over a dense field is a serial ndrange

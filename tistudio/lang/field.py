@@ -75,19 +75,31 @@ class Field:
     def _what(self) -> str:
         return f"field {self._name!r}" if self._name else "this field"
 
-    def _ti_check_program(self, loc: Any) -> None:
+    def _ti_check_usable(self, loc: Any) -> None:
         """A kernel compiles for the current program, whose trees hold its own fields: a field
         of an ended one laid out its old tree's offsets over the new one's memory (a field
-        kept across `ti.init()` wrote past the new tree's end: segmentation fault)."""
+        kept across `ti.init()` wrote past the new tree's end: segmentation fault), and so did
+        a field whose tree was never allocated (the next tree takes its tree id)."""
         from tistudio.frontend.errors import TaichiSyntaxError
 
+        problem = self._unusable()
+        if problem:
+            raise TaichiSyntaxError(problem, loc)
+
+    def _unusable(self) -> str:
+        """Why this field's memory cannot be used ("" when it can): its program ended, or
+        allocating its tree failed (`Program.materialize`)."""
         if self._program is not impl.current.program:
-            raise TaichiSyntaxError(STALE_FIELD.format(what=self._what()), loc)
+            return STALE_FIELD.format(what=self._what())
+        discarded = self._program.discarded_roots
+        if discarded and self._snode is not None and self._snode.path()[0].id in discarded:
+            return f"{self._what()} was discarded when its memory could not be allocated"
+        return ""
 
     def _ti_subscript(self, indices: list[fe.Expr], loc: Any) -> fe.Expr:
         from tistudio.frontend.errors import TaichiSyntaxError
 
-        self._ti_check_program(loc)
+        self._ti_check_usable(loc)
         if len(indices) != len(self.shape):
             raise TaichiSyntaxError(
                 f"field '{self._name or 'field'}' has {len(self.shape)} dimension(s) but was "
@@ -119,8 +131,9 @@ class Field:
 
     def _view(self) -> np.ndarray:
         """A NumPy view of this field's elements inside its tree's buffer."""
-        if impl.current.program is not self._program:  # (its cached view too)
-            raise RuntimeError(STALE_FIELD.format(what=self._what()))
+        problem = self._unusable()
+        if problem:  # (before its cached view too)
+            raise RuntimeError(problem)
         if self._view_cache is not None:
             return self._view_cache
         snode = self._ti_place_snode

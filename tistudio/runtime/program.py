@@ -66,6 +66,7 @@ class Program:
         # the root of the fields declared since the last materialisation (None: none, or no
         # tree begun since; a kernel call materialises first when it is not None)
         self.pending: SNode | None = None
+        self.discarded_roots: set[int] = set()  # ids of roots whose memory was not allocated
         self.kernel_counter = 0
         self._backend: Any = None
         self.offline_cache: OfflineCache | None = None  # set by ti.init
@@ -104,7 +105,13 @@ class Program:
         root = self.pending
         assert root is not None
         size = max(finalize_layout(root), 1)
-        raw = np.zeros(size + _ALIGN, dtype=np.uint8)
+        try:
+            raw = np.zeros(size + _ALIGN, dtype=np.uint8)
+        except (MemoryError, ValueError):  # (ValueError: beyond NumPy's largest array)
+            # later fields go to a new tree, instead of failing the same way
+            self.pending = None
+            self.discarded_roots.add(root.id)
+            raise MemoryError(_allocation_failure(root, size)) from None
         start = (-raw.ctypes.data) % _ALIGN
         buffer = raw[start : start + size]
         tree = SNodeTree(root.tree_id, root, buffer, buffer.ctypes.data)
@@ -231,3 +238,20 @@ def _span(tree: SNodeTree, view: Any, key: tuple | None) -> tuple[int, int] | No
         return lo, lo + view.itemsize
     extent = sum((n - 1) * stride for n, stride in zip(view.shape, view.strides))
     return start, start + extent + view.itemsize
+
+
+def _allocation_failure(root: SNode, size: int) -> str:
+    places = [node for node in _descendants(root) if node.type == "place"]
+    shown = ", ".join(f"{node.dtype}{list(node.shape)}" for node in places[:4])
+    more = f" and {len(places) - 4} more" if len(places) > 4 else ""
+    return (
+        f"cannot allocate {size / 2**30:,.1f} GiB for the fields declared since memory was last "
+        f"allocated ({shown}{more}); those fields are discarded: declare them again, smaller"
+    )
+
+
+def _descendants(node: SNode) -> list[SNode]:
+    out = []
+    for child in node.children:
+        out += [child, *_descendants(child)]
+    return out

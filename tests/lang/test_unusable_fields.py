@@ -1,7 +1,9 @@
-"""A field kept across `ti.init()` or `ti.reset()` belongs to the program that ended: a kernel
-using it is refused at the line that uses it, and so is reading it. Before, the kernel compiled
-for the new program with the old field's layout: an IndexError at launch, or, where the new
-program had a smaller tree, writes past its end (segmentation fault)."""
+"""Fields whose memory a kernel must not use: one kept across `ti.init()` or `ti.reset()`
+belongs to the program that ended, and one whose tree could not be allocated has no memory. A
+kernel using either is refused at the line that uses it, and so is reading it. Before, a kernel
+compiled for the new program with the old field's layout: an IndexError at launch, or, where
+the new program had a smaller tree, writes past its end (segmentation fault); and after a
+failed allocation every later field failed the same way."""
 
 from __future__ import annotations
 
@@ -109,3 +111,56 @@ def test_a_field_kept_across_init_is_an_error_not_a_crash(tmp_path: Path) -> Non
     )
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-800:]}"
     assert done.stdout.strip() == "refused"
+
+
+DISCARDED = textwrap.dedent(
+    """
+    import tistudio as ti
+    ti.init(arch=ti.cpu)
+    huge = ti.field(ti.f32, shape=(2**24, 2**24))  # 1 PiB: beyond the address space
+    beside = ti.field(ti.i32, shape=3)
+    try:
+        huge[0, 0] = 1.0
+    except MemoryError as e:
+        print("MemoryError:", e)
+    later = ti.field(ti.f32, shape=4)
+    later[1] = 2.0  # allocated in a tree of its own
+
+    @ti.kernel
+    def fill(f: ti.template()):
+        for i in f:
+            f[i] = 1
+
+    fill(later)
+    print(later.to_numpy().tolist())
+    for field in (beside, huge):
+        for use in (fill, lambda f: f.to_numpy()):
+            try:
+                use(field)
+            except (SyntaxError, RuntimeError) as e:
+                print(type(e).__name__, str(e).splitlines()[-1])
+    """
+)
+
+
+def test_a_failed_allocation_discards_its_fields_and_later_ones_work(tmp_path: Path) -> None:
+    # in a subprocess: a kernel given a discarded field wrote past the next tree's end
+    script = tmp_path / "discarded.py"
+    script.write_text(DISCARDED)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-800:]}"
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("MemoryError: cannot allocate 1,048,576.0 GiB")
+    assert "(f32[16777216, 16777216], i32[3])" in lines[0]
+    assert lines[1] == "[1.0, 1.0, 1.0, 1.0]"
+    refused = "was discarded when its memory could not be allocated"
+    assert lines[2:] == 2 * [
+        f"TaichiSyntaxError this field {refused}",
+        f"RuntimeError this field {refused}",
+    ]
