@@ -686,3 +686,37 @@ def test_autodiff_stack_overflow_at_run_time() -> None:
     with pytest.warns(UserWarning, match="4 values per thread"):
         run_time_error(message, k, "# bad", lambda: k.grad(5))
     k.grad(4)
+
+
+def test_loop_beyond_a_32_bit_index() -> None:
+    # The cells of the field were counted in an i32: 2**31 became negative and the loop ran
+    # no iteration, silently (Taichi 1.7.4 aborts the process here). 2 GiB of u8, never
+    # touched: the kernel is refused before it runs.
+    big = ti.field(ti.u8, shape=(2**16, 2**15))
+
+    @ti.kernel
+    def fill():
+        for i, j in big:  # bad
+            big[i, j] = 1
+
+    compile_error(
+        ti.TaichiSyntaxError, r"2,147,483,648 iterations, more than a 32-bit", fill, "# bad", fill
+    )
+
+    @ti.kernel
+    def rows(out: ti.types.ndarray(dtype=ti.i32, ndim=1)):
+        for i, j, k in ti.ndrange(2**16, 2**16, 2):  # bad
+            out[0] = k
+
+    out = np.zeros(1, dtype=np.int32)
+    message = r"leading axes have 4,294,967,296 elements"
+    compile_error(ti.TaichiSyntaxError, message, rows, "# bad", lambda: rows(out))
+
+    @ti.kernel
+    def tail_ok(out: ti.types.ndarray(dtype=ti.i32, ndim=1)):
+        for i, j in ti.ndrange(2**16, 2**15 + 1):  # 2**31 + 2**16 elements, in rows
+            if i == 2**16 - 1 and j == 2**15:
+                out[0] = 7
+
+    tail_ok(out)
+    assert out[0] == 7

@@ -9,6 +9,7 @@ the element as a Python value.
 from __future__ import annotations
 
 import ast
+import math
 from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError
@@ -22,6 +23,8 @@ from tistudio.frontend.values import (
 )
 from tistudio.ir import frontend as fe
 from tistudio.ir.types import i32
+
+I32_MAX = 2**31 - 1
 
 
 class LoopsMixin:
@@ -88,6 +91,13 @@ class LoopsMixin:
         raise TaichiSyntaxError("loop variables must be names", self.loc(target))
 
     def ndrange_loop(self, nd: NdRangeValue, loc: Any) -> fe.FrontendFor:
+        leading = [e - b for b, e in nd.bounds[:-1] if isinstance(b, int) and isinstance(e, int)]
+        if len(leading) == len(nd.bounds) - 1 and math.prod(leading) > I32_MAX:
+            raise TaichiSyntaxError(  # the leading axes are counted by one 32-bit index
+                f"a ti.ndrange whose leading axes have {math.prod(leading):,} elements is "
+                f"more than a 32-bit loop index counts ({I32_MAX:,})",
+                loc,
+            )
         bounds = [(self.index_expr(b, loc), self.index_expr(e, loc)) for b, e in nd.bounds]
         if len(bounds) == 1:
             loop = fe.FrontendFor([], begin=bounds[0][0], end=bounds[0][1], loc=loc)
@@ -103,6 +113,13 @@ class LoopsMixin:
             leaf._ti_check_usable(loc)
         snode = field._ti_place_snode
         shape = snode.shape
+        if math.prod(shape) > I32_MAX:  # one 32-bit index counts the cells (or the rows)
+            raise TaichiSyntaxError(
+                f"a loop over a field of shape {tuple(shape)} would run {math.prod(shape):,} "
+                f"iterations, more than a 32-bit loop index counts ({I32_MAX:,}); loop over "
+                "part of it (ti.ndrange over a slice of its shape)",
+                loc,
+            )
         if self.runtime_nesting > 0:  # an inner loop over a dense field is a serial ndrange
             return self.ndrange_loop(NdRangeValue([(0, n) for n in shape]), loc)
         loop = fe.FrontendFor([], snode=snode, loc=loc)
