@@ -720,3 +720,18 @@ def test_loop_beyond_a_32_bit_index() -> None:
 
     tail_ok(out)
     assert out[0] == 7
+
+
+def test_ndarray_axis_beyond_a_32_bit_index() -> None:
+    # A loop over 2**31 + 8 elements ran none: the extent was read as an i32. (2 GiB of zeros
+    # NumPy never touches: the call is refused before the kernel runs.)
+    @ti.kernel
+    def count(a: ti.types.ndarray(dtype=ti.u8, ndim=1)) -> ti.i64:
+        n = 0
+        for i in a:
+            n += 1
+        return n
+
+    huge = np.zeros(2**31 + 8, np.uint8)
+    call_error(ValueError, r"axis holds at most 2,147,483,647 elements", lambda: count(huge))
+    assert count(np.zeros(5, np.uint8)) == 5

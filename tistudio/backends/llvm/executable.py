@@ -349,6 +349,9 @@ class _ArrayStore:
         self.last, self.shape = weakref.ref(arr), arr.shape
 
 
+_I32_MAX = 2**31 - 1
+
+
 def _no_array() -> None:
     return None
 
@@ -360,6 +363,11 @@ def _check_array(param: Param, dtype: np.dtype, arr: Any) -> None:
         raise TypeError(
             f"argument {param.name!r} must be a {param.ndim}-d {dtype} array, "
             f"got {arr.ndim}-d {arr.dtype}"
+        )
+    if any(extent > _I32_MAX for extent in arr.shape):  # the kernel reads extents as i32
+        raise ValueError(
+            f"argument {param.name!r} has shape {arr.shape}: an ndarray axis holds at most "
+            f"{_I32_MAX:,} elements (kernels index it with 32-bit integers)"
         )
     if not (arr.flags.c_contiguous and arr.flags.aligned):
         what = "an unaligned" if arr.flags.c_contiguous else "a non-contiguous"
