@@ -705,7 +705,7 @@ def test_loop_beyond_a_32_bit_index() -> None:
 
     @ti.kernel
     def rows(out: ti.types.ndarray(dtype=ti.i32, ndim=1)):
-        for i, j, k in ti.ndrange(2**16, 2**16, 2):  # bad
+        for _i, _j, k in ti.ndrange(2**16, 2**16, 2):  # bad
             out[0] = k
 
     out = np.zeros(1, dtype=np.int32)
@@ -728,7 +728,7 @@ def test_ndarray_axis_beyond_a_32_bit_index() -> None:
     @ti.kernel
     def count(a: ti.types.ndarray(dtype=ti.u8, ndim=1)) -> ti.i64:
         n = 0
-        for i in a:
+        for _ in a:
             n += 1
         return n
 
