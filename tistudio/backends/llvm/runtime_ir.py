@@ -53,7 +53,13 @@ STATE_BYTES = JOBS + JOB_BYTES * MAX_WORKERS
 # briefly, then `sched_yield`, and sleep on a futex when the budget is spent.
 YIELD_AFTER_CYCLES = 4_000  # ~1.5 us
 WORKER_SPIN_CYCLES = 150_000  # ~50 us at 3 GHz: workers stay awake across back-to-back launches
-CALLER_SPIN_CYCLES = 150_000  # then the caller sleeps until the last worker wakes it
+# The caller waits for its workers awake (yielding) for up to ~10 ms, then sleeps until the last
+# worker wakes it. When it slept after ~50 us, the worker's wake-up often moved it onto the
+# worker's CPU (Linux places a woken thread near its waker), and the next launches ran both
+# threads on one core: the 2048x2048 stencil, 30 steps after a second's rest as the benchmark
+# takes them, median of 6 runs' medians 1.66 and 1.89 ms against 1.47 and 1.26 (one thread:
+# 3.0-3.4).
+CALLER_SPIN_CYCLES = 30_000_000
 
 _FUTEX_WAIT_PRIVATE, _FUTEX_WAKE_PRIVATE = 128, 129
 _SYS_FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98}
