@@ -448,6 +448,18 @@ def test_string_for_an_integer_parameter() -> None:
     call_error(TypeError, "argument 'a' must be an integer for i32, not str", lambda: k("1"))
 
 
+def test_non_numbers_for_a_float_parameter() -> None:
+    @ti.kernel
+    def half(v: ti.f32) -> ti.f32:
+        return v * 0.5
+
+    assert half(3) == 1.5
+    call_error(TypeError, "argument 'v' must be a number for f32, not NoneType", lambda: half(None))
+    call_error(
+        TypeError, "argument 'v' must be a number for f32, not ndarray", lambda: half(np.ones(3))
+    )
+
+
 def test_list_for_an_ndarray_parameter() -> None:
     k = _array_kernel()
     message = (

@@ -357,3 +357,18 @@ def test_other_torch_devices_go_through_a_host_copy_and_meta_is_refused() -> Non
     with pytest.raises(ValueError, match="'meta' device"):
         bump(torch.zeros(4, device="meta"))
     assert x.to_numpy().tolist() == [2.0] * 4
+
+
+def test_a_field_for_an_ndarray_parameter_is_refused_not_copied() -> None:
+    # A field's DLPack export is a copy: the kernel wrote the copy and the field stayed zero.
+    x = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def fill(a: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        for i in a:
+            a[i] = 1
+
+    fill(np.zeros(4, dtype=np.float32))  # the fast path knows the signature first
+    with pytest.raises(TypeError, match=r"got Field; to pass a field, declare .*ti.template\(\)"):
+        fill(x)
+    assert x.to_numpy().tolist() == [0.0] * 4

@@ -17,7 +17,8 @@ Kernel arguments (`convert_array_args`):
 
 Fields have no contiguous host array of their own that a consumer could keep, so their
 `__dlpack__` exports a *copy* (`to_numpy()`); `ti.ndarray`'s `__dlpack__` exports its storage
-itself (zero copy).
+itself (zero copy). So a field is not taken for an ndarray parameter: the kernel would write
+the copy, and the writes would be lost (the argument check says to declare `ti.template()`).
 """
 
 from __future__ import annotations
@@ -88,7 +89,9 @@ def convert_array_args(
     after: list[Callable[[], None]] | None = None
     for i in positions:
         a = args[i]
-        if type(a) is np.ndarray or hasattr(a, "_ti_numpy_storage"):
+        # a field is left for the kernel's own check to refuse: its DLPack export is a copy,
+        # which would take the kernel's writes and lose them
+        if type(a) is np.ndarray or hasattr(a, "_ti_numpy_storage") or hasattr(a, "_ti_leaves"):
             continue
         if is_torch_tensor(a):
             arr, back = _tensor_arg(a)

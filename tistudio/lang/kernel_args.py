@@ -20,10 +20,13 @@ if TYPE_CHECKING:
 def as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
     arg = getattr(arg, "_ti_numpy_storage", arg)  # a ti.ndarray container
     if not isinstance(arg, np.ndarray):
+        hint = ""
+        if hasattr(arg, "_ti_leaves"):  # its DLPack copy would not receive the kernel's writes
+            hint = "; to pass a field, declare the parameter ti.template()"
         raise TypeError(
             f"kernel '{kernel_name}': argument '{spec.name}' must be a NumPy array, a "
             "ti.ndarray, a PyTorch tensor or a DLPack producer (ti.types.ndarray), "
-            f"got {type(arg).__name__}"
+            f"got {type(arg).__name__}{hint}"
         )
     element_shape = spec.element_shape
     if element_shape and tuple(arg.shape[arg.ndim - len(element_shape) :]) != element_shape:

@@ -302,21 +302,21 @@ def _slot_accessor(
 
 
 def _scalar_setter(buffer: ctypes.Array, param: Param, slot: int) -> Callable[[Any], None]:
-    """Store a Python scalar with the param's dtype; integers wrap around as in Taichi."""
+    """Store a Python scalar with the param's dtype; integers wrap around as in Taichi. A value
+    of another kind is refused with the parameter's name."""
     set_value, _ = _slot_accessor(buffer, slot, param.dtype)
-    if not param.dtype.is_integral or param.dtype.kind == "bool":
-        return set_value
+    kind = "an integer" if param.dtype.is_integral and param.dtype.kind != "bool" else "a number"
 
-    def set_integer(value: Any) -> None:
+    def set_named(value: Any) -> None:
         try:
             set_value(value)
         except TypeError:
             raise TypeError(
-                f"argument {param.name!r} must be an integer for {param.dtype}, "
+                f"argument {param.name!r} must be {kind} for {param.dtype}, "
                 f"not {type(value).__name__}"
             ) from None
 
-    return set_integer
+    return set_named
 
 
 class _ArrayStore:
