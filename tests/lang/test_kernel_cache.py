@@ -38,6 +38,43 @@ def test_template_signatures_follow_taichis_keying() -> None:
     np.testing.assert_array_equal(x.to_numpy()[:5], [45, 45, 45, 45, 0])  # (42+1) + (1+1)
 
 
+def test_unhashable_template_arguments_are_keyed_by_contents() -> None:
+    # Keyed by id, a list built for each call got the first list's compile whenever it took
+    # that list's id: k([5.0, 6.0]) returned 3.0.
+    @ti.kernel
+    def total(ws: ti.template()) -> ti.f32:
+        s = 0.0
+        for j in ti.static(range(len(ws))):
+            s += ws[j]
+        return s
+
+    assert total([1.0, 2.0]) == 3.0
+    assert total([5.0, 6.0]) == 11.0
+    assert [total([float(v), 1.0]) for v in range(3)] == [1.0, 2.0, 3.0]
+    assert total([1.0, 2.0]) == 3.0
+    assert len(total.instances()) == 5  # one per distinct list, none for a repeated one
+    assert total(np.array([2.0, 4.0])) == 6.0  # an array by its contents too
+    assert total(np.array([2.0, 5.0])) == 7.0
+
+
+def test_other_unhashable_template_arguments_are_kept_and_keyed_by_identity() -> None:
+    class Weights:  # defines __eq__ without __hash__: unhashable
+        def __init__(self, w: float) -> None:
+            self.w = w
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Weights) and other.w == self.w
+
+        __hash__ = None  # type: ignore[assignment]
+
+    @ti.kernel
+    def scaled(p: ti.template()) -> ti.f32:
+        return p.w * 2.0
+
+    results = [scaled(Weights(float(v))) for v in range(4)]  # each object dies after its call
+    assert results == [0.0, 2.0, 4.0, 6.0]
+
+
 def test_kernel_survives_reinit_and_recompiles() -> None:
     @ti.kernel
     def answer() -> ti.i32:

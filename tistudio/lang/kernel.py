@@ -175,7 +175,7 @@ class Kernel:
         key = []
         for spec, arg in zip(specs, args):
             if spec.kind == "template":
-                key.append(_template_key(arg))
+                key.append(args_.template_key(arg))
             elif spec.kind == "ndarray":
                 arr = args_.as_array(arg, spec, self.__name__)
                 key.append((arr.dtype.str, arr.ndim, getattr(arg, "element_shape", ())))
@@ -196,7 +196,10 @@ class Kernel:
         ):
             return self._call_checked(args)
         fast_key = self._fast_key
-        hit = self._fast.get(fast_key(args)) if fast_key is not None else None
+        try:
+            hit = self._fast.get(fast_key(args)) if fast_key is not None else None
+        except TypeError:  # an unhashable template argument: its calls take the slow path
+            hit = None
         if hit is None:
             return self._call_slowly(args, program)
         entry, launch, pick = hit  # fields, scalars, NumPy arrays and ti.ndarrays seen before
@@ -227,11 +230,10 @@ class Kernel:
         write_backs = None
         if self._array_positions:  # tensors / DLPack producers -> C-contiguous NumPy arrays
             args, write_backs = convert_array_args(args, self._array_positions)
-        fast_key = self._fast_key
-        hit = self._fast.get(fast_key(args)) if fast_key is not None else None
+        hit = self._fast_hit(args)
         if hit is None:
             entry = self._lookup(args, specs, program)
-            hit = self._fast.get(fast_key(args)) if fast_key is not None else None
+            hit = self._fast_hit(args)
         else:
             entry = hit[0]
             entry.hits += 1
@@ -266,8 +268,19 @@ class Kernel:
         else:
             entry.hits += 1
         if self._fast_key is not None and (hit := fast_hit(entry, specs, args)) is not None:
-            self._fast[self._fast_key(args)] = hit
+            with contextlib.suppress(TypeError):  # an unhashable template argument: no entry
+                self._fast[self._fast_key(args)] = hit
         return entry
+
+    def _fast_hit(self, args: tuple) -> tuple | None:
+        """The fast table's entry for `args`, if any (none for unhashable template arguments,
+        which the full key tells apart by identity)."""
+        if self._fast_key is None:
+            return None
+        try:
+            return self._fast.get(self._fast_key(args))
+        except TypeError:
+            return None
 
     def _reset_for(self, program: Any) -> None:
         self._program = program
@@ -436,16 +449,6 @@ class CompileReport:
 
 def kernel(fn: Callable[..., Any]) -> Kernel:
     return Kernel(fn)
-
-
-def _template_key(arg: Any) -> Any:
-    if hasattr(arg, "_ti_place_snode"):
-        return ("field", id(arg))
-    try:
-        hash(arg)
-        return ("value", type(arg).__name__, arg)
-    except TypeError:
-        return ("id", id(arg))
 
 
 _PLAIN = ("template", "scalar")  # parameter kinds whose runtime values are the args themselves

@@ -164,3 +164,40 @@ def signature_text(names: list[str], specs: list[ParamSpec], args: tuple) -> str
         else:
             parts.append(f"{n}: {s.dtype} (runtime)")
     return ", ".join(parts)
+
+
+def template_key(arg: Any) -> Any:
+    """What tells one template argument from another in a kernel's cache: a field by identity, a
+    hashable value by type and value, a list, tuple, dict or NumPy array by its contents (a list
+    is typically built anew for each call), and any other object by identity, kept alive by the
+    key. Keying lists by `id` reused the first list's compile for a later list that took its
+    id: `k([5.0, 6.0])` returned what `k([1.0, 2.0])` had."""
+    if hasattr(arg, "_ti_place_snode"):
+        return ("field", id(arg))
+    if isinstance(arg, (list, tuple)):
+        return (type(arg).__name__, tuple(template_key(a) for a in arg))
+    if isinstance(arg, dict):
+        return ("dict", tuple((template_key(k), template_key(v)) for k, v in arg.items()))
+    if isinstance(arg, np.ndarray):
+        return ("ndarray", arg.dtype.str, arg.shape, arg.tobytes())
+    try:
+        hash(arg)
+    except TypeError:
+        return ("object", _Identity(arg))
+    return ("value", type(arg).__name__, arg)
+
+
+class _Identity:
+    """An unhashable object in a cache key, equal only to itself; the key holds it, so its id
+    is not reused by another object while the compiled kernel stays cached."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.obj is self.obj
