@@ -274,7 +274,7 @@ class Kernel:
 
     def _fast_hit(self, args: tuple) -> tuple | None:
         """The fast table's entry for `args`, if any (none for unhashable template arguments,
-        which the full key tells apart by identity)."""
+        which only the full key, `kernel_args.template_key`, tells apart)."""
         if self._fast_key is None:
             return None
         try:
