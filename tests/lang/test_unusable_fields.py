@@ -7,19 +7,15 @@ failed allocation every later field failed the same way."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 import tistudio as ti
+from tests.processes import run_script
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.studio.panel import fields_in
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_kernel_refuses_a_field_argument_of_an_ended_program() -> None:
@@ -69,17 +65,20 @@ def test_reading_a_field_after_reset_is_refused_even_once_read_before() -> None:
         x[0]  # noqa: B018
 
 
-def test_the_studio_lists_only_fields_of_the_current_program() -> None:
+def test_the_studio_lists_only_fields_a_kernel_may_use() -> None:
     ti.init(arch=ti.cpu)
     old = ti.field(ti.f32, shape=2)
     ti.init(arch=ti.cpu)
+    huge = ti.field(ti.f32, shape=(2**24, 2**24))  # 1 PiB: never allocated
+    with pytest.raises(MemoryError):
+        huge.to_numpy()
     new = ti.Vector.field(2, ti.f32, shape=2)
-    assert list(fields_in({"old": old, "new": new})) == ["new"]
+    assert list(fields_in({"old": old, "huge": huge, "new": new})) == ["new"]
 
 
 def test_a_field_kept_across_init_is_an_error_not_a_crash(tmp_path: Path) -> None:
-    script = tmp_path / "stale.py"
-    script.write_text(
+    done = run_script(
+        tmp_path / "stale.py",
         textwrap.dedent(
             """
             import tistudio as ti
@@ -100,14 +99,7 @@ def test_a_field_kept_across_init_is_an_error_not_a_crash(tmp_path: Path) -> Non
             except SyntaxError as e:
                 print("refused")
             """
-        )
-    )
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        ),
     )
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-800:]}"
     assert done.stdout.strip() == "refused"
@@ -145,15 +137,7 @@ DISCARDED = textwrap.dedent(
 
 def test_a_failed_allocation_discards_its_fields_and_later_ones_work(tmp_path: Path) -> None:
     # in a subprocess: a kernel given a discarded field wrote past the next tree's end
-    script = tmp_path / "discarded.py"
-    script.write_text(DISCARDED)
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    done = run_script(tmp_path / "discarded.py", DISCARDED)
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-800:]}"
     lines = done.stdout.splitlines()
     assert lines[0].startswith("MemoryError: cannot allocate 1,048,576.0 GiB")

@@ -22,9 +22,7 @@ from tistudio.frontend.values import (
     NdRangeValue,
 )
 from tistudio.ir import frontend as fe
-from tistudio.ir.types import i32
-
-I32_MAX = 2**31 - 1
+from tistudio.ir.types import I32_MAX, i32
 
 
 class LoopsMixin:
@@ -113,9 +111,10 @@ class LoopsMixin:
             leaf._ti_check_usable(loc)
         snode = field._ti_place_snode
         shape = snode.shape
-        if math.prod(shape) > I32_MAX:  # one 32-bit index counts the cells (or the rows)
+        cells = math.prod(shape)
+        if cells > I32_MAX:  # one 32-bit index counts the cells (or the rows)
             raise TaichiSyntaxError(
-                f"a loop over a field of shape {tuple(shape)} would run {math.prod(shape):,} "
+                f"a loop over a field of shape {tuple(shape)} would run {cells:,} "
                 f"iterations, more than a 32-bit loop index counts ({I32_MAX:,}); loop over "
                 "part of it (ti.ndrange over a slice of its shape)",
                 loc,

@@ -116,6 +116,9 @@ gen = OpaqueType()
 
 DataType = PrimitiveType | PointerType | OpaqueType | TensorType
 
+# The largest count a 32-bit loop index or ndarray extent holds (both are i32, as in Taichi).
+I32_MAX = 2**31 - 1
+
 PRIMITIVE_TYPES = (i8, i16, i32, i64, u1, u8, u16, u32, u64, f16, f32, f64)
 TYPES_BY_NAME: dict[str, PrimitiveType] = {t.name: t for t in PRIMITIVE_TYPES}
 

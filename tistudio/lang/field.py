@@ -22,10 +22,10 @@ from tistudio.lang.types import numpy_dtype, to_dtype
 STALE_FIELD = "{what} belongs to a program that ti.init()/ti.reset() ended: create it again"
 
 
-def belongs_to_current_program(field: Any) -> bool:
-    """Whether every part of `field` (a field, vector field or struct field) belongs to the
-    program `ti.init` made last, not to one it ended."""
-    return all(leaf._program is impl.current.program for leaf in field._ti_leaves())
+def is_usable(field: Any) -> bool:
+    """Whether every part of `field` (a field, vector field or struct field) has memory a kernel
+    may use: it belongs to the program `ti.init` made last, and its tree was allocated."""
+    return not any(leaf._unusable() for leaf in field._ti_leaves())
 
 
 class Field:

@@ -17,7 +17,7 @@ import ipywidgets
 import traitlets
 
 from tistudio.events import bus
-from tistudio.lang.field import belongs_to_current_program
+from tistudio.lang.field import is_usable
 from tistudio.studio.cache_view import CacheView
 from tistudio.studio.export import Exporter, ExportPanel
 from tistudio.studio.field_view import FieldView, snode_ids
@@ -100,8 +100,9 @@ def fields_in(namespace: dict[str, Any]) -> dict[str, Any]:
             value.snode  # noqa: B018 - raises for a field that has no memory yet
         except Exception:  # noqa: BLE001
             continue
-        if hasattr(value, "_ti_leaves") and not belongs_to_current_program(value):
-            continue  # kept from before a ti.init(): its SNode ids are another program's
+        if hasattr(value, "_ti_leaves") and not is_usable(value):
+            continue  # kept from before a ti.init() (its SNode ids are another program's), or
+            # discarded when its memory could not be allocated
         found[name] = value
     return found
 

@@ -40,7 +40,7 @@ from tistudio.backends.print_buffer import PrintBuffer
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import TaskType
 from tistudio.ir.stmt import Param
-from tistudio.ir.types import PrimitiveType
+from tistudio.ir.types import I32_MAX, PrimitiveType
 from tistudio.ir.writes import read_only_message
 
 SERIAL_TASK = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -349,9 +349,6 @@ class _ArrayStore:
         self.last, self.shape = weakref.ref(arr), arr.shape
 
 
-_I32_MAX = 2**31 - 1
-
-
 def _no_array() -> None:
     return None
 
@@ -364,10 +361,10 @@ def _check_array(param: Param, dtype: np.dtype, arr: Any) -> None:
             f"argument {param.name!r} must be a {param.ndim}-d {dtype} array, "
             f"got {arr.ndim}-d {arr.dtype}"
         )
-    if any(extent > _I32_MAX for extent in arr.shape):  # the kernel reads extents as i32
+    if any(extent > I32_MAX for extent in arr.shape):  # the kernel reads extents as i32
         raise ValueError(
             f"argument {param.name!r} has shape {arr.shape}: an ndarray axis holds at most "
-            f"{_I32_MAX:,} elements (kernels index it with 32-bit integers)"
+            f"{I32_MAX:,} elements (kernels index it with 32-bit integers)"
         )
     if not (arr.flags.c_contiguous and arr.flags.aligned):
         what = "an unaligned" if arr.flags.c_contiguous else "a non-contiguous"
