@@ -6,8 +6,6 @@ process (segmentation fault), and the GPU raised NumPy's error after running."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -15,9 +13,9 @@ import numpy as np
 import pytest
 
 import tistudio as ti
+from tests.processes import run_script
 from tistudio.backends.llvm.spec import KernelSpec
 
-ROOT = Path(__file__).resolve().parents[2]
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 
 
@@ -85,8 +83,8 @@ def test_atomic_and_vector_element_writes_count() -> None:
 
 
 def test_a_read_only_file_mapping_is_an_error_not_a_crash(tmp_path: Path) -> None:
-    script = tmp_path / "mapped.py"
-    script.write_text(
+    done = run_script(
+        tmp_path / "mapped.py",
         textwrap.dedent(
             """
             import mmap, sys
@@ -109,14 +107,8 @@ def test_a_read_only_file_mapping_is_an_error_not_a_crash(tmp_path: Path) -> Non
             except ValueError as e:
                 print("refused:", e)
             """
-        )
-    )
-    done = subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "data.bin")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        ),
+        str(tmp_path / "data.bin"),
     )
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-800:]}"
     assert done.stdout.startswith("refused: argument 'a' is a read-only array")

@@ -3,21 +3,18 @@ loads it during `ti.init`."""
 
 from __future__ import annotations
 
-import os
 import platform
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests.processes import run_script
 from tistudio.backends.llvm import runtime_object
 from tistudio.backends.llvm.jit import JitEngine
 from tistudio.backends.llvm.native_pool import NativeThreadPool
 from tistudio.backends.llvm.runtime_ir import native_pool_supported
 
-ROOT = Path(__file__).resolve().parents[3]
 # The package ships object code for x86_64 Linux, the machines this project runs and tests on.
 assert platform.system() == "Linux" and platform.machine() == "x86_64"
 
@@ -84,15 +81,7 @@ WARM = textwrap.dedent(
 
 
 def test_ti_init_warms_the_back_end_in_the_background(tmp_path: Path) -> None:
-    script = tmp_path / "warm.py"
-    script.write_text(WARM)
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    done = run_script(tmp_path / "warm.py", WARM)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
 
@@ -117,16 +106,8 @@ def test_a_back_end_module_imported_during_the_warm_up_imports_whole(tmp_path: P
     # locks, which Python broke by handing out a partly initialised module (ImportError in
     # 21 of 40 runs at these delays).
     script = tmp_path / "import_during_warm_up.py"
-    script.write_text(IMPORT_DURING_WARM_UP)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for delay in [0, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05]:  # one at a time: timing
-        done = subprocess.run(
-            [sys.executable, str(script), str(delay)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env=env,
-        )
+        done = run_script(script, IMPORT_DURING_WARM_UP, str(delay))
         assert done.returncode == 0 and done.stdout.strip() == "ok", (
             f"{delay}: {done.stderr[-600:]}"
         )
