@@ -44,6 +44,7 @@ def wait() -> None:
 def _warm(offline_cache: Any, threads: int) -> None:
     global _done
     try:
+        import tistudio.lang.ops  # noqa: F401 — `ti.max` & co., imported by the first kernel using one
         import tistudio.passes.pipeline  # noqa: F401 — the passes, imported by the first compile
 
         # reading a kernel's source tokenizes it; tokenize compiles its regexes on first use

@@ -64,6 +64,7 @@ WARM = textwrap.dedent(
     warm_up.wait()
     assert warm_up._done
     assert "llvmlite.binding" in sys.modules  # the back end was started by ti.init
+    assert "tistudio.lang.ops" in sys.modules  # and `ti.max` & co.
     x = ti.field(ti.f32, shape=64)
 
     @ti.kernel
