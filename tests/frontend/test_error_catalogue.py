@@ -734,6 +734,31 @@ def test_loop_beyond_a_32_bit_index() -> None:
     assert out[0] == 7
 
 
+def test_flat_ndrange_beyond_a_32_bit_index() -> None:
+    # Kept flat (fewer than 64 rows, or a break out of it), the ndrange counted its 2**31 + 2
+    # elements in one i32, which wrapped around: the loop ran no iteration, silently.
+    @ti.kernel
+    def few_rows(out: ti.types.ndarray(dtype=ti.i32, ndim=1)):
+        for _i, j in ti.ndrange(2, 2**30 + 1):  # bad
+            if j == 2**30:
+                out[0] += 1
+
+    out = np.zeros(1, dtype=np.int32)
+    message = r"ndrange of 2,147,483,650 elements .* fewer than 64 rows"
+    compile_error(ti.TaichiSyntaxError, message, few_rows, "# bad", lambda: few_rows(out))
+
+    @ti.kernel
+    def breaks(out: ti.types.ndarray(dtype=ti.i32, ndim=1)):
+        ti.loop_config(serialize=True)
+        for i, j in ti.ndrange(2**16, 2**15 + 1):  # bad
+            if i == 2**16 - 1 and j == 2**15:
+                out[0] = 9
+                break
+
+    message = r"ndrange of 2,147,549,184 elements .* a `break` leaves it"
+    compile_error(ti.TaichiSyntaxError, message, breaks, "# bad", lambda: breaks(out))
+
+
 def test_ndarray_axis_beyond_a_32_bit_index() -> None:
     # A loop over 2**31 + 8 elements ran none: the extent was read as an i32. (2 GiB of zeros
     # NumPy never touches: the call is refused before the kernel runs.)

@@ -7,7 +7,8 @@ flattened leading axes (one division per row, not per element) around a serial i
 over the last axis, which LLVM vectorises. The outer loop stays the parallel one, so this keeps
 the parallelism as long as there are enough rows: with a constant row count below `MIN_ROWS`
 (for example `ndrange(2, 10**6)`), or when the body may `break` out of the loop (the user's
-`break` must leave the whole ndrange), the loop stays flat.
+`break` must leave the whole ndrange), the loop stays flat. A flat loop counts every element in
+one i32, so one of more than 2**31-1 constant elements is refused at its line (it wrapped around).
 
 On the GPU every ndrange stays flat. There the parallel loop is a grid of invocations, and
 neighbouring invocations must touch neighbouring elements for their loads to coalesce: with a
@@ -26,13 +27,15 @@ the added elements stay under a tenth.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import BinaryOpType
 from tistudio.ir.statements import BinaryOp, Const, If, LoopIndex, RangeFor
 from tistudio.ir.stmt import Block, Stmt
-from tistudio.ir.types import i32, u1
+from tistudio.ir.types import I32_MAX, i32, u1
 
 MIN_ROWS = 64  # a parallel loop with fewer (constant) rows keeps all axes flattened
 ROW_LOOP_ARCHES = frozenset({"cpu"})  # where a multi-axis ndrange may become row loops
@@ -58,7 +61,7 @@ def lower(lowerer: Any, s: fe.FrontendFor) -> Stmt:
     if flat_axes > 1 and lowerer.arch in ROW_LOOP_ARCHES and _row_loop_fits(s, extents[:-1]):
         flat_axes -= 1
     bounds = begins[-1], ends[-1]  # of the last axis, as written
-    padded = _padding(lowerer, s, *bounds) if flat_axes > 1 else None
+    padded = _checked_padding(lowerer, s, extents, flat_axes, bounds)
     if padded is not None:
         first, width = padded
         begins[-1] = add(Const(first, ret_type=i32), s.loc)
@@ -88,6 +91,45 @@ def lower(lowerer: Any, s: fe.FrontendFor) -> Stmt:
         index = add(LoopIndex(inner, 0, ret_type=i32), s.loc)
         lowerer.loop_vars[id(s.loop_var_exprs[-1])] = index
     return loop
+
+
+def _checked_padding(
+    lowerer: Any, s: fe.FrontendFor, extents: list[Stmt], flat_axes: int, bounds: tuple[Stmt, Stmt]
+) -> tuple[int, int] | None:
+    """Refuse a flat loop whose constant element count overflows its i32 index; return the
+    widening of the last axis (`_padding`), or None where none fits."""
+    elements = _flat_count(extents[:flat_axes])
+    if elements is not None and elements > I32_MAX:
+        _refuse_overflowing_count(lowerer, s, elements)
+    if flat_axes < 2 or flat_axes < len(extents):  # one axis, or row loops: nothing to widen
+        return None
+    padded = _padding(lowerer, s, *bounds)
+    if padded and elements and elements // _constant(extents[-1]) * padded[1] > I32_MAX:
+        return None  # widened, the count would not fit in the i32 (as written, it does)
+    return padded
+
+
+def _flat_count(flat: list[Stmt]) -> int | None:
+    """How many elements the flat loop over these axes counts, if all are constants."""
+    counts = [count for count in map(_constant, flat) if count is not None]
+    return math.prod(counts) if len(counts) == len(flat) > 1 else None
+
+
+def _refuse_overflowing_count(lowerer: Any, s: fe.FrontendFor, elements: int) -> None:
+    """Raise: the flat loop's i32 count wrapped around and it ran too few iterations or none,
+    silently. (The frontend refuses leading axes that overflow; here the decision to keep the
+    loop flat is known.)"""
+    if lowerer.arch not in ROW_LOOP_ARCHES:
+        why = "on the GPU every ti.ndrange is one flat loop"
+    elif _breaks_out(s.body):
+        why = "a `break` leaves it, so its axes are one flat loop"
+    else:
+        why = f"it has fewer than {MIN_ROWS} rows, so its axes are one flat loop"
+    raise TaichiSyntaxError(
+        f"a ti.ndrange of {elements:,} elements is more than a 32-bit loop index "
+        f"counts ({I32_MAX:,}): {why}; split it into loops of fewer elements",
+        s.loc,
+    )
 
 
 def _padding(lowerer: Any, s: fe.FrontendFor, begin: Stmt, end: Stmt) -> tuple[int, int] | None:
