@@ -759,6 +759,35 @@ def test_flat_ndrange_beyond_a_32_bit_index() -> None:
     compile_error(ti.TaichiSyntaxError, message, breaks, "# bad", lambda: breaks(out))
 
 
+def test_loop_count_beyond_a_32_bit_index_at_launch() -> None:
+    # Axes known only at launch, flattened into one i32 count: 50000 x 50000 wrapped around to
+    # a smaller count, and the loop ran 2**31-odd fewer iterations, silently. Now the launch
+    # stops before the loop (in any mode, on the CPU), and smaller counts still run.
+    @ti.kernel
+    def count(n: ti.i32, m: ti.i32, k: ti.i32) -> ti.i32:
+        c = 0
+        for _i, _j, _k in ti.ndrange(n, m, k):  # bad
+            c += 1
+        return c
+
+    message = r"this loop counts 50000 x 50000 elements in one 32-bit index"
+    run_time_error(message, count, "# bad", lambda: count(50000, 50000, 2))
+    assert count(300, 70, 2) == 42000
+    assert count(2**16, 2**15 - 1, 1) == 2**31 - 2**16  # rows that fit the index: they run
+
+    @ti.kernel
+    def cells(a: ti.types.ndarray(dtype=ti.u8, ndim=3)) -> ti.i32:
+        c = 0
+        for _i, _j, _k in a:  # bad
+            c += 1
+        return c
+
+    huge = np.zeros((2**16, 2**15 + 1, 1), np.uint8)  # 2 GiB NumPy never touches
+    message = r"65536 x 32769 elements in one 32-bit index"
+    run_time_error(message, cells, "# bad", lambda: cells(huge))
+    assert cells(np.zeros((3, 4, 5), np.uint8)) == 60
+
+
 def test_ndarray_axis_beyond_a_32_bit_index() -> None:
     # A loop over 2**31 + 8 elements ran none: the extent was read as an i32. (2 GiB of zeros
     # NumPy never touches: the call is refused before the kernel runs.)

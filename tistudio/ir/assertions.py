@@ -32,8 +32,9 @@ class TaichiRuntimeError(RuntimeError):
 
 
 class TaichiAssertionError(TaichiRuntimeError, AssertionError):
-    """A debug check failed inside a kernel: a user `assert`, an index out of bounds, or an
-    integer division by zero (`ti.init(debug=True)`), as Taichi's exception of that name."""
+    """A check failed inside a kernel: a user `assert`, an index out of bounds, or an integer
+    division by zero (`ti.init(debug=True)`), as Taichi's exception of that name; or, in any
+    mode, a loop over more elements than its 32-bit index counts (`passes/ndrange.py`)."""
 
 
 @dataclass(frozen=True)

@@ -32,10 +32,10 @@ from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.ir import frontend as fe
-from tistudio.ir.ops import BinaryOpType
-from tistudio.ir.statements import BinaryOp, Const, If, LoopIndex, RangeFor
+from tistudio.ir.ops import BinaryOpType, UnaryOpType
+from tistudio.ir.statements import Assert, BinaryOp, Const, If, LoopIndex, RangeFor, UnaryOp
 from tistudio.ir.stmt import Block, Stmt
-from tistudio.ir.types import I32_MAX, i32, u1
+from tistudio.ir.types import I32_MAX, i32, i64, u1
 
 MIN_ROWS = 64  # a parallel loop with fewer (constant) rows keeps all axes flattened
 ROW_LOOP_ARCHES = frozenset({"cpu"})  # where a multi-axis ndrange may become row loops
@@ -62,6 +62,7 @@ def lower(lowerer: Any, s: fe.FrontendFor) -> Stmt:
         flat_axes -= 1
     bounds = begins[-1], ends[-1]  # of the last axis, as written
     padded = _checked_padding(lowerer, s, extents, flat_axes, bounds)
+    _check_count_at_launch(lowerer, s, extents[:flat_axes])
     if padded is not None:
         first, width = padded
         begins[-1] = add(Const(first, ret_type=i32), s.loc)
@@ -107,6 +108,30 @@ def _checked_padding(
     if padded and elements and elements // _constant(extents[-1]) * padded[1] > I32_MAX:
         return None  # widened, the count would not fit in the i32 (as written, it does)
     return padded
+
+
+def _check_count_at_launch(lowerer: Any, s: fe.FrontendFor, flat: list[Stmt]) -> None:
+    """On the CPU, where a flattened axis is known only at launch, add an `Assert` that stops
+    the kernel before a loop whose i32 count would wrap around. (Not on the GPU: WGSL has no
+    i64, and the host reads a failure record back only by waiting for the kernel.)"""
+    if lowerer.arch not in ROW_LOOP_ARCHES or len(flat) < 2 or _flat_count(flat) is not None:
+        return
+    add = lowerer.add
+    above = add(Const(I32_MAX + 1, ret_type=i64), s.loc)
+    total = None
+    for extent in flat:  # the running product, clamped so that it never overflows an i64
+        wide = add(UnaryOp(UnaryOpType.cast_value, extent, ret_type=i64), s.loc)
+        if total is not None:
+            wide = add(BinaryOp(BinaryOpType.mul, total, wide, ret_type=i64), s.loc)
+            wide = add(BinaryOp(BinaryOpType.min, wide, above, ret_type=i64), s.loc)
+        total = wide
+    fits = add(BinaryOp(BinaryOpType.cmp_lt, total, above, ret_type=u1), s.loc)
+    shape = " x ".join(["%d"] * len(flat))
+    message = (
+        f"this loop counts {shape} elements in one 32-bit index (at most {I32_MAX:,}); split "
+        "it into loops of fewer elements"
+    )
+    add(Assert(fits, message, list(flat)), s.loc)
 
 
 def _flat_count(flat: list[Stmt]) -> int | None:
