@@ -17,7 +17,7 @@ from tistudio.ir.snode import SNode
 from tistudio.ir.statements import normalize_value
 from tistudio.ir.types import PrimitiveType, i32
 from tistudio.lang import impl
-from tistudio.lang.types import numpy_dtype, to_dtype
+from tistudio.lang.types import as_shape, numpy_dtype, to_dtype
 
 STALE_FIELD = "{what} belongs to a program that ti.init()/ti.reset() ended: create it again"
 
@@ -358,7 +358,7 @@ def field(
     if shape is not None:
         from tistudio.lang.snode import Axis, root
 
-        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        shape = as_shape(shape)
         root.dense(Axis(*range(len(shape))), shape).place(f)
         place_companions([f], shape, {"needs_grad": needs_grad, "needs_dual": needs_dual})
     return f

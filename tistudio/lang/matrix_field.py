@@ -18,7 +18,7 @@ from tistudio.ir import frontend as fe
 from tistudio.ir.snode import SNode
 from tistudio.lang.field import Field, place_companions
 from tistudio.lang.matrix import Matrix
-from tistudio.lang.types import numpy_dtype, to_dtype
+from tistudio.lang.types import as_shape, numpy_dtype, to_dtype
 
 
 class MatrixField:
@@ -169,7 +169,7 @@ def matrix_field(
     if shape is not None:
         from tistudio.lang.snode import Axis, root
 
-        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        shape = as_shape(shape)
         root.dense(Axis(*range(len(shape))), shape).place(*components)
         place_companions(components, shape, flags)
     return field

@@ -6,12 +6,11 @@ element types add trailing axes (`ti.Vector.ndarray(3, ti.f32, 10)` holds a `(10
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
-from tistudio.lang.types import numpy_dtype, to_dtype
+from tistudio.lang.types import as_shape, numpy_dtype, to_dtype
 
 
 class Ndarray:
@@ -20,7 +19,7 @@ class Ndarray:
     def __init__(
         self, dtype: Any, shape: Any, element_shape: tuple[int, ...] = (), needs_grad: bool = False
     ) -> None:
-        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        shape = as_shape(shape)
         self.dtype = to_dtype(dtype)
         self.shape = shape
         self.element_shape = tuple(element_shape)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from tistudio.ir.snode import SNode
 from tistudio.lang import impl
+from tistudio.lang.types import as_shape
 
 
 class Axis:
@@ -34,10 +36,12 @@ class SNodeBuilder:
         return self._snode if self._snode is not None else impl.get_program().pending_root
 
     def dense(self, axis: Axis, dimensions: Any) -> SNodeBuilder:
-        sizes = (dimensions,) * len(axis.axes) if isinstance(dimensions, int) else tuple(dimensions)
+        if isinstance(dimensions, numbers.Integral):  # one size for every axis
+            dimensions = (dimensions,) * len(axis.axes)
+        sizes = as_shape(dimensions, "dense() sizes")
         if len(sizes) != len(axis.axes):
             raise ValueError(f"dense() got {len(axis.axes)} axes but {len(sizes)} sizes")
-        if any(int(s) <= 0 for s in sizes):
+        if any(s <= 0 for s in sizes):
             raise ValueError(f"dense() sizes must be positive, got {sizes}")
         program = impl.get_program()
         parent = self.ptr

@@ -8,7 +8,6 @@ a `@ti.dataclass` are `ti.func`s that receive the struct as `self`.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,7 @@ import numpy as np
 from tistudio.frontend.values import StructValue
 from tistudio.ir.snode import SNode
 from tistudio.lang.kernel import Func
-from tistudio.lang.types import to_dtype
+from tistudio.lang.types import as_shape, to_dtype
 
 
 class StructType:
@@ -186,7 +185,7 @@ def struct_field(
     if shape is not None:
         from tistudio.lang.snode import Axis, root
 
-        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        shape = as_shape(shape)
         root.dense(Axis(*range(len(shape))), shape).place(*_leaves(field))
         from tistudio.lang.field import place_companions
 

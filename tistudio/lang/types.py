@@ -1,7 +1,9 @@
-"""Annotation objects: `ti.template()`, `ti.types.ndarray(...)`, and the dtype names."""
+"""Annotation objects: `ti.template()`, `ti.types.ndarray(...)`, and the dtype names; and
+`as_shape`, how every constructor reads a user's shape."""
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,3 +116,21 @@ class _TypesNamespace:
 
 
 types = _TypesNamespace()
+
+
+def as_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
+    """`shape` (an int, or a tuple, list or 1-D array of ints) as a tuple of ints. Anything
+    else is a TypeError: `tuple(shape)` had read `"34"` as (3, 4) and `int()` truncated
+    (2.5, 3) to (2, 3), silently. Sizes below 0 are a ValueError (0 is left to the caller)."""
+    sizes = (shape,) if isinstance(shape, numbers.Integral) else shape
+    if isinstance(sizes, np.ndarray) and sizes.ndim == 1:
+        sizes = sizes.tolist()
+    if isinstance(sizes, (tuple, list)) and all(_is_size(size) for size in sizes):
+        if any(size < 0 for size in sizes):
+            raise ValueError(f"{what} sizes must not be negative, got {tuple(sizes)}")
+        return tuple(int(size) for size in sizes)
+    raise TypeError(f"{what} must be an int or a tuple of ints, got {shape!r}")
+
+
+def _is_size(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
