@@ -1,6 +1,7 @@
 """Runs every benchmark on tistudio, Taichi, Numba and NumPy and prints a markdown table.
 
     python benchmarks/run.py [--quick] [--only NAME[,NAME...]] [--frameworks LIST] [--json PATH]
+                             [--rounds N]
 
 Each measurement runs in its own process (``benchmarks/worker.py``), so no two thread pools
 share a process. A framework that fails to import, or a case that fails or computes a wrong
@@ -74,10 +75,21 @@ def measure(case: str, framework: str, mode: str, patience: float | None) -> dic
     module = importlib.import_module(f"benchmarks.cases.{case}")
     if not module.COLD:
         return run_worker(case, framework, mode, patience)
-    reports = [run_worker(case, framework, mode, patience) for _ in range(module.REPS[mode])]
+    return merge([run_worker(case, framework, mode, patience) for _ in range(module.REPS[mode])])
+
+
+def merge(reports: list[dict]) -> dict:
+    """One cell from several processes' reports of it: the median of their medians, the least
+    sample, every sample, and the median of each compile stage. Memory bandwidth here changes
+    for whole processes at a time (saxpy's samples in one process all 1.6-2.1 ms, in the next
+    all 0.6-0.9), so a process that ran in a slow spell moves the median of medians less than
+    its 30 samples move the median of all samples. A failed process makes the cell that
+    failure."""
     bad = [r for r in reports if r["status"] != "OK"]
     if bad:
         return bad[0]
+    if len(reports) == 1:
+        return reports[0]
     samples = [s for r in reports for s in r["samples"]]
     merged = dict(reports[0])
     details = [r.get("details") or {} for r in reports]
@@ -86,13 +98,14 @@ def measure(case: str, framework: str, mode: str, patience: float | None) -> dic
     }
     merged.update(
         samples=samples,
-        median=statistics.median(samples),
+        process_medians=[statistics.median(r["samples"]) for r in reports],
         min=min(samples),
         idle={
             "idle": all(r["idle"]["idle"] for r in reports),
             "waited_s": sum(r["idle"]["waited_s"] for r in reports),
         },
     )
+    merged["median"] = statistics.median(merged["process_medians"])
     return merged
 
 
@@ -209,22 +222,32 @@ def problems(results: dict[str, dict[str, dict]]) -> str:
     )
 
 
-def header(mode: str) -> str:
+def header(mode: str, rounds: int = 1) -> str:
     info = machine.describe()
     versions = ", ".join(f"{name} {version}" for name, version in info["versions"].items())
+    cells = "median (min) over the repetitions after warm-up"
+    if rounds > 1:
+        cells = (
+            f"median of {rounds} processes' medians (min of all their samples), the frameworks "
+            "measured in turns"
+        )
     return (
         f"Machine: {info['cpu']}, {info['cores']} cores ({info['usable_cores']} usable), "
         f"{info['os']}, Python {info['python']}\n"
         f"Versions: {versions}\n"
-        f"Mode: {mode}. Cells: median (min) over the repetitions after warm-up; "
+        f"Mode: {mode}. Cells: {cells}; "
         f"'tistudio vs X' = X median / tistudio median (above 1: tistudio is faster)."
     )
 
 
 def report(
-    results: dict[str, dict[str, dict]], mode: str, frameworks: list[str], seconds: float
+    results: dict[str, dict[str, dict]],
+    mode: str,
+    frameworks: list[str],
+    seconds: float,
+    rounds: int = 1,
 ) -> str:
-    parts = [header(mode), "", table(results, mode, frameworks)]
+    parts = [header(mode, rounds), "", table(results, mode, frameworks)]
     if any(
         not r["idle"]["idle"] for rs in results.values() for r in rs.values() if r["status"] == "OK"
     ):
@@ -253,6 +276,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="comma-separated subset of: " + ", ".join(FRAMEWORKS),
     )
     parser.add_argument("--json", type=Path, help="also write every raw report here")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure every cell this many times, the frameworks in turns; a cell is then "
+        "the median of its processes' medians",
+    )
     args = parser.parse_args(argv)
     args.cases = args.only.split(",") if args.only else list(CASES)
     args.framework_list = args.frameworks.split(",")
@@ -272,15 +302,17 @@ def main(argv: list[str] | None = None) -> None:
     results: dict[str, dict[str, dict]] = {}
     waited = 0.0
     for case in args.cases:
-        results[case] = {}
-        for framework in args.framework_list:
-            patience = None if waited < WAIT_BUDGET_S[mode] else 0.0
-            result = measure(case, framework, mode, patience)
-            results[case][framework] = result
-            waited += result.get("idle", {}).get("waited_s", 0.0)
-            print(f"{case:16} {framework:9} {cell(result)}", file=sys.stderr, flush=True)
+        runs: dict[str, list[dict]] = {framework: [] for framework in args.framework_list}
+        for _ in range(args.rounds):  # the frameworks in turns, so that a slow spell hits all
+            for framework in args.framework_list:
+                patience = None if waited < WAIT_BUDGET_S[mode] else 0.0
+                result = measure(case, framework, mode, patience)
+                runs[framework].append(result)
+                waited += result.get("idle", {}).get("waited_s", 0.0)
+                print(f"{case:16} {framework:9} {cell(result)}", file=sys.stderr, flush=True)
+        results[case] = {framework: merge(reports) for framework, reports in runs.items()}
     seconds = time.perf_counter() - start
-    print(report(results, mode, args.framework_list, seconds))
+    print(report(results, mode, args.framework_list, seconds, args.rounds))
     if args.json:
         args.json.write_text(
             json.dumps({"mode": mode, "machine": machine.describe(), "results": results}, indent=1)
