@@ -61,8 +61,8 @@ def lower(lowerer: Any, s: fe.FrontendFor) -> Stmt:
     if flat_axes > 1 and lowerer.arch in ROW_LOOP_ARCHES and _row_loop_fits(s, extents[:-1]):
         flat_axes -= 1
     bounds = begins[-1], ends[-1]  # of the last axis, as written
-    padded = _checked_padding(lowerer, s, extents, flat_axes, bounds)
-    _check_count_at_launch(lowerer, s, extents[:flat_axes])
+    _check_count(lowerer, s, extents[:flat_axes])
+    padded = _padding(lowerer, s, extents[:flat_axes], *bounds) if flat_axes > 1 else None
     if padded is not None:
         first, width = padded
         begins[-1] = add(Const(first, ret_type=i32), s.loc)
@@ -94,27 +94,21 @@ def lower(lowerer: Any, s: fe.FrontendFor) -> Stmt:
     return loop
 
 
-def _checked_padding(
-    lowerer: Any, s: fe.FrontendFor, extents: list[Stmt], flat_axes: int, bounds: tuple[Stmt, Stmt]
-) -> tuple[int, int] | None:
-    """Refuse a flat loop whose constant element count overflows its i32 index; return the
-    widening of the last axis (`_padding`), or None where none fits."""
-    elements = _flat_count(extents[:flat_axes])
-    if elements is not None and elements > I32_MAX:
+def _check_count(lowerer: Any, s: fe.FrontendFor, flat: list[Stmt]) -> None:
+    """The flat loop over these axes counts its elements in an i32: refuse a constant count
+    that does not fit, and check one known only at launch."""
+    elements = _flat_count(flat)
+    if elements is None:
+        _check_count_at_launch(lowerer, s, flat)
+    elif elements > I32_MAX:
         _refuse_overflowing_count(lowerer, s, elements)
-    if flat_axes < 2 or flat_axes < len(extents):  # one axis, or row loops: nothing to widen
-        return None
-    padded = _padding(lowerer, s, *bounds)
-    if padded and elements and elements // _constant(extents[-1]) * padded[1] > I32_MAX:
-        return None  # widened, the count would not fit in the i32 (as written, it does)
-    return padded
 
 
 def _check_count_at_launch(lowerer: Any, s: fe.FrontendFor, flat: list[Stmt]) -> None:
     """On the CPU, where a flattened axis is known only at launch, add an `Assert` that stops
     the kernel before a loop whose i32 count would wrap around. (Not on the GPU: WGSL has no
     i64, and the host reads a failure record back only by waiting for the kernel.)"""
-    if lowerer.arch not in ROW_LOOP_ARCHES or len(flat) < 2 or _flat_count(flat) is not None:
+    if lowerer.arch not in ROW_LOOP_ARCHES or len(flat) < 2:
         return
     add = lowerer.add
     above = add(Const(I32_MAX + 1, ret_type=i64), s.loc)
@@ -157,8 +151,11 @@ def _refuse_overflowing_count(lowerer: Any, s: fe.FrontendFor, elements: int) ->
     )
 
 
-def _padding(lowerer: Any, s: fe.FrontendFor, begin: Stmt, end: Stmt) -> tuple[int, int] | None:
-    """(first, width) of the widened last axis, or None where it stays as written."""
+def _padding(
+    lowerer: Any, s: fe.FrontendFor, flat: list[Stmt], begin: Stmt, end: Stmt
+) -> tuple[int, int] | None:
+    """(first, width) of the widened last axis of the flat loop over `flat`, or None where it
+    stays as written (also where the widened count would not fit in the i32)."""
     if lowerer.arch not in PAD_ARCHES or not s.parallel:
         return None
     if not (isinstance(begin, Const) and isinstance(end, Const)):
@@ -167,6 +164,9 @@ def _padding(lowerer: Any, s: fe.FrontendFor, begin: Stmt, end: Stmt) -> tuple[i
     first = lo - lo % PAD
     width = -(-(hi - first) // PAD) * PAD
     if hi - lo < MIN_PADDED or (first, width) == (lo, hi - lo):
+        return None
+    elements = _flat_count(flat)  # flat ends with this axis: no arch pads and has row loops
+    if elements is not None and elements // (hi - lo) * width > I32_MAX:
         return None
     return first, width
 
