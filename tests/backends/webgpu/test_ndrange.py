@@ -77,18 +77,25 @@ def test_the_widened_axis_skips_the_cells_it_added(device):
     ti.reset()
 
 
-def test_a_flat_ndrange_beyond_a_32_bit_index_is_refused(device):
-    # The flat loop counts every element in one i32: 2**16 * (2**15 + 1) wrapped around, and
-    # the loop ran too few invocations, silently. (The CPU runs this one in rows.)
+def _corner_counter(rows: int, cols: int):
+    """A GPU kernel over `ti.ndrange(rows, cols)` that counts its first cell (compiled on its
+    first call or compile report; these sizes are never run)."""
     ti.init(arch=ti.gpu, fallback_to_cpu=False)
     hits = ti.field(ti.i32, shape=())
 
     @ti.kernel
     def count():
-        for i, j in ti.ndrange(2**16, 2**15 + 1):
+        for i, j in ti.ndrange(rows, cols):
             if i == 0 and j == 0:
                 hits[None] += 1
 
+    return count
+
+
+def test_a_flat_ndrange_beyond_a_32_bit_index_is_refused(device):
+    # The flat loop counts every element in one i32: 2**16 * (2**15 + 1) wrapped around, and
+    # the loop ran too few invocations, silently. (The CPU runs this one in rows.)
+    count = _corner_counter(2**16, 2**15 + 1)
     with pytest.raises(ti.TaichiSyntaxError, match=r"2,147,549,184 elements .* on the GPU"):
         count()
     ti.reset()
@@ -97,15 +104,7 @@ def test_a_flat_ndrange_beyond_a_32_bit_index_is_refused(device):
 def test_no_widening_where_the_widened_count_would_not_fit(device):
     # 65534 rows of 32769 fit in an i32 (2,147,483,646 elements); widened to rows of 32772 they
     # would not (2,147,680,248): the axis stays as written. Compiled, not run (2**31 cells).
-    ti.init(arch=ti.gpu, fallback_to_cpu=False)
-    hits = ti.field(ti.i32, shape=())
-
-    @ti.kernel
-    def count():
-        for i, j in ti.ndrange(65534, 2**15 + 1):
-            if i == 0 and j == 0:
-                hits[None] += 1
-
+    count = _corner_counter(65534, 2**15 + 1)
     final_ir = count.compile_report().passes[-1].ir_text
     assert "range_for(0, 2147483646)" in final_ir, final_ir
     ti.reset()
