@@ -109,7 +109,11 @@ def test_division_by_zero_is_guarded():
         params=[Param("a", "scalar", parse_type("i32"))],
         rets=["i32"],
     )
-    assert "select(args.a0 / select(args.a0, 1i, " in shader.wgsl
+    assert "ti_div_i32(args.a0, args.a0)" in shader.wgsl
+    assert "ti_mod_i32(args.a0, args.a0)" in shader.wgsl
+    assert "let bad = b == z || (a == (-2147483647i - 1i) && b == -1i);" in shader.wgsl
+    assert "let m = ua / select(ub, 1u, bad);" in shader.wgsl
+    assert "let m = ua % select(ub, 1u, bad);" in shader.wgsl
     assert "var<immediate> args: Args;" in shader.wgsl
 
 

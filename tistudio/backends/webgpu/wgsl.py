@@ -230,17 +230,43 @@ def narrow_unsigned(expr: str, dtype: PrimitiveType) -> str:
 
 
 def _guarded_division(op: B, dtype: PrimitiveType, a: str, b: str) -> str:
-    """C division that gives 0 for `x / 0`, `x % 0` and `INT_MIN / -1` (the contract)."""
+    """C division that gives 0 for `x / 0`, `x % 0` and `INT_MIN / -1` (the contract). Signed
+    integers go through `ti_div_<t>` / `ti_mod_<t>` (see `_signed_division`)."""
+    if dtype.kind == "int":
+        return f"ti_{'div' if op is B.div else 'mod'}_{dtype.name}({a}, {b})"
     z = zero(dtype)
-    one = literal(1, dtype)
     symbol = "/" if op is B.div else "%"
     constant = re.fullmatch(r"(-?\d+)l?[iu]", b)
-    if constant and int(constant[1]) not in (0, -1):
+    if constant and int(constant[1]) != 0:
         return f"({a} {symbol} {b})"  # nothing to guard, and drivers see the constant divisor
     bad = f"({b} == {z})"
-    if dtype.kind == "int":
-        bad = f"({bad} | (({a} == {int_min(dtype)}) & ({b} == {literal(-1, dtype)})))"
-    return f"select({a} {symbol} select({b}, {one}, {bad}), {z}, {bad})"
+    return f"select({a} {symbol} select({b}, {literal(1, dtype)}, {bad}), {z}, {bad})"
+
+
+def _signed_division(op: B, name: str) -> str:
+    """WGSL function `ti_div_<name>` or `ti_mod_<name>` (C's: the quotient truncated, the
+    remainder with the sign of `a`; 0 for a zero divisor and `INT_MIN / -1`), through unsigned
+    division of the magnitudes. Drivers need not agree on signed division: NVIDIA's Vulkan
+    driver (580, H100 and H200) computed WGSL's signed `%` as if both operands were unsigned
+    (`-1 % 3` gave 0, `7 % -2` gave 7), where unsigned `/` and `%` mean one thing everywhere.
+    The magnitude of INT_MIN, 2**(bits-1), is its own unsigned bit pattern."""
+    dtype = PrimitiveType(name, int(name[1:]), "int")
+    reg, fn = WGSL_TYPE[name], f"ti_{'div' if op is B.div else 'mod'}_{name}"
+    u = "u64" if reg == "i64" else "u32"
+    z, uz = zero(dtype), "0lu" if u == "u64" else "0u"
+    negative = "(a < z) != (b < z)" if op is B.div else "a < z"
+    return f"""fn {fn}(a: {reg}, b: {reg}) -> {reg} {{
+    let z = {z};
+    let bad = b == z || (a == {int_min(dtype)} && b == {literal(-1, dtype)});
+    let ua = select({u}(a), {uz} - {u}(a), a < z);
+    let ub = select({u}(b), {uz} - {u}(b), b < z);
+    let m = ua {"/" if op is B.div else "%"} select(ub, {literal(1, _unsigned(u))}, bad);
+    return select({reg}(select(m, {uz} - m, {negative})), z, bad);
+}}"""
+
+
+def _unsigned(name: str) -> PrimitiveType:
+    return PrimitiveType(name, int(name[1:]), "uint")
 
 
 # --- unary operators ----------------------------------------------------------------------
@@ -435,4 +461,9 @@ PRELUDE = {
     let r = pow(abs(x), y);
     return select(r, -r, x < 0.0f && abs(y % 2.0f) == 1.0f);
 }""",
+}
+PRELUDE |= {
+    f"ti_{op.value}_{name}": _signed_division(op, name)
+    for op in (B.div, B.mod)
+    for name in ("i8", "i16", "i32", "i64")
 }
