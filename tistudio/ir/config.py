@@ -21,6 +21,7 @@ class CompileConfig:
     verify_passes: bool = False
     make_thread_local: bool = True
     advanced_optimization: bool = True
-    fast_math: bool = True
+    fast_math: bool = True  # GPU: drivers may treat NaN/Inf as WGSL allows (CPU: no effect)
+    approx_math: bool = False  # CPU: transcendentals through libmvec (see vecmath.py)
     opt_level: int = 3
     ad_stack_size: int = 0  # autodiff stack entries where loop bounds are not constants (0: 32)

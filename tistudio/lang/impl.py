@@ -83,6 +83,7 @@ def init(
         verify_passes=os.environ.get("TISTUDIO_VERIFY_IR", "") not in ("", "0"),
         record_passes=bool(kwargs.pop("record_passes", False)),
         fast_math=bool(kwargs.pop("fast_math", True)),
+        approx_math=bool(kwargs.pop("approx_math", False)),
         ad_stack_size=int(kwargs.pop("ad_stack_size", 0)),
     )
     program = Program(config)
