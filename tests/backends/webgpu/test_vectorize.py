@@ -48,6 +48,7 @@ GOLDEN = textwrap.dedent(
     fn main(@builtin(global_invocation_id) gid: vec3<u32>,
             @builtin(local_invocation_index) lid: u32,
             @builtin(num_workgroups) groups: vec3<u32>) {
+        let ti_never: bool = groups.y == 0u;
         let count: u32 = 10u;
         for (var k4: u32 = gid.x; k4 < 2u; k4 = k4 + groups.x * 64u) {
             let s0_i: i32 = i32(k4 * 4u);  // lane 0, for the addresses
@@ -60,7 +61,8 @@ GOLDEN = textwrap.dedent(
                 let s1: i32 = s0_i;
                 let s6: u32 = u32(s1) * 4u;
                 let s8: f32 = ld0[0];
-                let s10: f32 = (s8 * 2.0f);
+                let c9: f32 = select(2.0f, 0.0f, ti_never);
+                let s10: f32 = (s8 * c9);
                 st0[0] = s10;
             }
             {
@@ -68,7 +70,8 @@ GOLDEN = textwrap.dedent(
                 let s1: i32 = s0_i;
                 let s6: u32 = u32(s1) * 4u;
                 let s8: f32 = ld0[1];
-                let s10: f32 = (s8 * 2.0f);
+                let c9: f32 = select(2.0f, 0.0f, ti_never);
+                let s10: f32 = (s8 * c9);
                 st0[1] = s10;
             }
             {
@@ -76,7 +79,8 @@ GOLDEN = textwrap.dedent(
                 let s1: i32 = s0_i;
                 let s6: u32 = u32(s1) * 4u;
                 let s8: f32 = ld0[2];
-                let s10: f32 = (s8 * 2.0f);
+                let c9: f32 = select(2.0f, 0.0f, ti_never);
+                let s10: f32 = (s8 * c9);
                 st0[2] = s10;
             }
             {
@@ -84,7 +88,8 @@ GOLDEN = textwrap.dedent(
                 let s1: i32 = s0_i;
                 let s6: u32 = u32(s1) * 4u;
                 let s8: f32 = ld0[3];
-                let s10: f32 = (s8 * 2.0f);
+                let c9: f32 = select(2.0f, 0.0f, ti_never);
+                let s10: f32 = (s8 * c9);
                 st0[3] = s10;
             }
             tree0_v4f32[(s6 >> 4u)] = st0;
@@ -94,7 +99,8 @@ GOLDEN = textwrap.dedent(
             let s1: i32 = s0_i;
             let s6: u32 = u32(s1) * 4u;
             let s8: f32 = tree0_v4f32[((s6 >> 2u) >> 2u)][(s6 >> 2u) & 3u];
-            let s10: f32 = (s8 * 2.0f);
+            let c9: f32 = select(2.0f, 0.0f, ti_never);
+            let s10: f32 = (s8 * c9);
             tree0_v4f32[((s6 >> 2u) >> 2u)][(s6 >> 2u) & 3u] = s10;
         }
     }

@@ -45,8 +45,10 @@ _REDUCIBLE = {
 
 
 class TaskEmitter(MemoryEmitter, AdStackEmitter):
-    """Emits one offloaded task as one WGSL module. Made per task, never reused. Without
-    `fast_math`, float operations keep IEEE semantics where drivers may not (see ieee.py)."""
+    """Emits one offloaded task as one WGSL module. Made per task, never reused. Float
+    operations keep IEEE semantics where drivers may not, in every mode (see ieee.py: the
+    floating-point contract never lets NaN or infinities be assumed away); `fast_math` only
+    lets f32 `sin`/`cos`/`tan` of large arguments use the driver's functions."""
 
     def __init__(
         self,
@@ -160,7 +162,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     def emit_Const(self, stmt: s.Const) -> None:
         reg = self.reg(stmt, stmt.ret_type)
         literal = wgsl.literal(stmt.value, stmt.ret_type)
-        opaque = None if self.fast_math else ieee.opaque(literal, stmt.ret_type)
+        opaque = ieee.opaque(literal, stmt.ret_type)
         if opaque is None:
             self.values[stmt] = literal
             return
@@ -182,8 +184,8 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         src, dst = stmt.operand.ret_type, stmt.ret_type
         self.reg(stmt, src)
         x = self.value(stmt.operand)
-        f64 = self.caps.has("shader-f64")
-        expr = None if self.fast_math else ieee.unary(stmt.op, src, dst, x, f64)
+        exact_trig = self.caps.has("shader-f64") and not self.fast_math
+        expr = ieee.unary(stmt.op, src, dst, x, exact_trig)
         expr = expr or wgsl.unary(stmt.op, src, dst, x)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} from {src} to {dst}")
@@ -194,7 +196,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         dtype = stmt.lhs.ret_type
         self.reg(stmt, dtype)
         a, b = self.value(stmt.lhs), self.value(stmt.rhs)
-        expr = None if self.fast_math else ieee.binary(stmt.op, dtype, a, b)
+        expr = ieee.binary(stmt.op, dtype, a, b)
         expr = expr or wgsl.binary(stmt.op, dtype, a, b)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} on {dtype}")

@@ -1,19 +1,18 @@
-"""IEEE float semantics in WGSL where drivers need not keep them (kernels without fast_math).
+"""IEEE float semantics in WGSL where drivers need not keep them (every kernel).
 
 WGSL lets an implementation assume that no NaN or infinity reaches an operation, and Vulkan
 drivers use that freedom: lavapipe's `!=` is ordered (false when an operand is NaN, where C says
 true), others fold `x != x` to false, and GLSL's `pow` and `sign` are undefined for NaN, zeros
-or infinities. Without `fast_math` the CPU back end follows IEEE 754 and C's libm, so for those
-kernels the emitter asks this module first: float comparisons test their operands for NaN on
-the bits (`nan_f32(x)`, which no driver can fold), a cast to `u1` counts NaN as true, `sign`
-of NaN is 0, `x * 0.0` and `x - x` are NaN for infinite x and `0.0 / x` for a zero or NaN x
-(drivers fold them to 0), other
-constants are opaque to the driver (`opaque`: it cannot reassociate them), negation flips the
-sign bit (so drivers cannot cancel `x + (-x)` or `(x + 1.0) - x`), `pow`
-handles C's special cases before it calls the ordinary one, `ti.raw_mod` of floats is C's
-exact `fmod` (WGSL's `%` rounds the quotient: 1.0 % 0.1 gave 0), and f32 `sin`, `cos` and
-`tan` of large arguments go through f64 where the adapter has it. A literal operand is never
-NaN and gets no test. With `fast_math` (the default) none of this is emitted.
+or infinities. The CPU back end follows IEEE 754 and C's libm (the floating-point contract in
+docs/compiler-contract.md), so the emitter asks this module first: float comparisons test their
+operands for NaN on the bits (`nan_f32(x)`, which no driver can fold), a cast to `u1` counts NaN
+as true, `sign` of NaN is 0, `x * 0.0` and `x - x` are NaN for infinite x and `0.0 / x` for a
+zero or NaN x (drivers fold them to 0), other constants are opaque to the driver (`opaque`: it
+cannot reassociate them), negation flips the sign bit (so drivers cannot cancel `x + (-x)` or
+`(x + 1.0) - x`), `pow` handles C's special cases before it calls the ordinary one, `ti.raw_mod`
+of floats is C's exact `fmod` (WGSL's `%` rounds the quotient: 1.0 % 0.1 gave 0), and f32 `sin`,
+`cos` and `tan` of large arguments go through f64 where the adapter has it (without `fast_math`
+only: an accuracy choice, not one about NaN). A literal operand is never NaN and gets no test.
 """
 
 from __future__ import annotations
