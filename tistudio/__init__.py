@@ -51,7 +51,8 @@ _LAZY_NAMES = {
     "tistudio.frontend.errors": "TaichiAssertionError TaichiCompilationError TaichiNameError "
     "TaichiRuntimeError TaichiSyntaxError TaichiTypeError",
     "tistudio.lang.field": "Field field",
-    "tistudio.lang.impl": "init reset sync",
+    "tistudio.lang.impl": "init reset",
+    "tistudio.runtime.sync": "sync",
     "tistudio.lang.kernel": "func kernel",
     "tistudio.lang.matrix": "Matrix Vector",
     "tistudio.lang.matrix_field": "MatrixField",

@@ -146,9 +146,3 @@ def reset() -> None:
     if current.program is not None:
         current.program.close()
     current.program = None
-
-
-def sync() -> None:
-    """Wait for launched kernels to finish (`ti.sync`)."""
-    if current.program is not None:
-        current.program.sync()
