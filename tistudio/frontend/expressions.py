@@ -309,7 +309,7 @@ class ExpressionsMixin:
         func = self.visit_expr(node.func)
         args: list[Any] = []
         for a in node.args:
-            if not args and isinstance(a, ast.Subscript) and _updates_in_place(func):
+            if not args and isinstance(a, _PLACES) and _updates_in_place(func):
                 args.append(self.lvalue(a, loc))  # ti.atomic_add(x[i][k], v): x[i][k] in memory
             elif isinstance(a, ast.Starred):
                 args.extend(self.unpack(self.visit_expr(a.value), loc))
@@ -317,6 +317,9 @@ class ExpressionsMixin:
                 args.append(self.visit_expr(a))
         kwargs = {k.arg: self.visit_expr(k.value) for k in node.keywords if k.arg is not None}
         return self.call(func, args, kwargs, loc, node)
+
+
+_PLACES = (ast.Name, ast.Attribute, ast.Subscript)  # what `lvalue` reads as a place
 
 
 def _updates_in_place(func: Any) -> bool:

@@ -19,7 +19,7 @@ from tistudio.frontend.values import ExprVector, PickedElement, VectorVar
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import AtomicOpType, BinaryOpType, UnaryOpType
 from tistudio.ir.promotion import promote
-from tistudio.ir.types import PrimitiveType, TensorType
+from tistudio.ir.types import PrimitiveType, TensorType, i32
 
 SWIZZLE = {c: k for group in ("xyzw", "rgba", "stpq") for k, c in enumerate(group)}
 
@@ -64,6 +64,18 @@ class MatrixMixin:
         n = vv.var.dtype.num_elements  # type: ignore[union-attr]
         return ExprVector(
             [fe.GetElementExpr(src, k, dtype=elem, loc=loc) for k in range(n)], vv.shape
+        )
+
+    def vector_var_places(self, vv: VectorVar, loc: Any) -> ExprVector:
+        """Every element of `vv` as an lvalue. `acc += v` and `ti.atomic_min(acc, v)` update
+        them one atomic at a time, as they update a scalar variable: a parallel loop may run
+        them on a variable declared outside it, which offload makes one shared place."""
+        var = fe.IdExpr(vv.var, dtype=vv.var.dtype, loc=loc)
+        elem = vv.var.dtype.element  # type: ignore[union-attr]
+        n = vv.var.dtype.num_elements  # type: ignore[union-attr]
+        offsets = [fe.ConstExpr(k, dtype=i32) for k in range(n)]
+        return ExprVector(
+            [fe.MatrixPtrExpr(var, k, dtype=elem, loc=loc) for k in offsets], vv.shape
         )
 
     def assign_vector_var(self, vv: VectorVar, value: Any, loc: Any) -> None:

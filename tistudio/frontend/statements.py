@@ -129,8 +129,11 @@ class StatementsMixin:
         else:
             raise TaichiSyntaxError(f"cannot assign to {type(target).__name__}", loc)
 
-    def lvalue(self, target: ast.Subscript | ast.Attribute, loc: Any) -> Any:
+    def lvalue(self, target: ast.Name | ast.Subscript | ast.Attribute, loc: Any) -> Any:
         """What `target` denotes as a place to write: an lvalue Expr or a vector of them."""
+        if isinstance(target, ast.Name):
+            var = self.vector_var_named(target)
+            return self.visit_expr(target) if var is None else self.vector_var_places(var, loc)
         if isinstance(target, ast.Attribute):
             var = self.vector_var_named(target.value)
             if var is not None and set(target.attr) <= SWIZZLE.keys():
@@ -220,7 +223,10 @@ class StatementsMixin:
         value = self.visit_expr(node.value)
         if isinstance(node.target, ast.Name):
             current = self.scope.lookup_local(node.target.id)
-            if isinstance(current, VectorVar):
+            if isinstance(current, VectorVar) and type(node.op) in ATOMIC_AUGASSIGN:
+                self.aug_assign_places(node.op, self.vector_var_places(current, loc), value, loc)
+                return
+            if isinstance(current, VectorVar):  # `*=`, `@=`...: a plain read, compute and write
                 new = self.binary_value(
                     type(node.op), self.read_vector_var(current, loc), value, loc
                 )
@@ -238,16 +244,19 @@ class StatementsMixin:
             else self.visit_expr(node.target)
         )
         if isinstance(target, ExprVector):
-            values = (
-                value
-                if isinstance(value, ExprVector)
-                else ExprVector([value] * len(target.elements), target.shape)
-            )
-            values = self.materialize(values, loc)
-            for t, v in zip(target.elements, values.elements):
-                self.aug_assign_one(node.op, t, v, loc)
+            self.aug_assign_places(node.op, target, value, loc)
             return
         self.aug_assign_one(node.op, target, value, loc)
+
+    def aug_assign_places(self, op: ast.operator, places: ExprVector, value: Any, loc: Any) -> None:
+        """`places op= value` element by element; `value` is read once, before any update, so
+        `v += v.yx` adds the old elements, and a scalar is broadcast."""
+        value = self.materialize(value, loc)
+
+        def update(place: Any, v: Any) -> None:
+            self.aug_assign_one(op, place, v, loc)
+
+        self.elementwise(update, places, value, loc=loc)
 
     def aug_assign_one(self, op: ast.operator, target: Any, value: Any, loc: Any) -> None:
         if isinstance(target, PickedElement):
@@ -260,17 +269,17 @@ class StatementsMixin:
             return
         if not isinstance(target, fe.LVALUE_EXPRS):
             raise TaichiSyntaxError("cannot update this expression in place", loc)
-        if isinstance(target, fe.MatrixPtrExpr):  # a vector element: a private local, no atomic
-            val = self.ops.cast(self.ops.const(value, loc), target.dtype, loc)
-            new = self.binary_value(type(op), target, val, loc)
-            place = dataclasses.replace(target, check=None)  # the read has checked the index
-            self.emit(fe.FrontendAssign(place, self.ops.const(new, loc), loc=loc))
-        elif type(op) in ATOMIC_AUGASSIGN:
+        if type(op) in ATOMIC_AUGASSIGN:  # atomic even on a local: a parallel loop may share it
             val = self.ops.const(value, loc)
             atomic = fe.AtomicOpExpr(
                 ATOMIC_AUGASSIGN[type(op)], target, val, dtype=target.dtype, loc=loc
             )
             self.emit(fe.FrontendExprStmt(atomic, loc=loc))
+        elif isinstance(target, fe.MatrixPtrExpr):  # `v[k] *= x`: read, compute, write
+            val = self.ops.cast(self.ops.const(value, loc), target.dtype, loc)
+            new = self.binary_value(type(op), target, val, loc)
+            place = dataclasses.replace(target, check=None)  # the read has checked the index
+            self.emit(fe.FrontendAssign(place, self.ops.const(new, loc), loc=loc))
         else:
             new = self.binary_value(type(op), target, value, loc)
             self.emit(fe.FrontendAssign(target, self.ops.const(new, loc), loc=loc))

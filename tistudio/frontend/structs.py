@@ -20,7 +20,6 @@ from tistudio.frontend.values import (
     VectorVar,
 )
 from tistudio.ir import frontend as fe
-from tistudio.ir.types import i32
 
 
 class StructsMixin:
@@ -74,16 +73,7 @@ class StructsMixin:
         if isinstance(member, StructVar):
             return self.read_struct_var(member, loc)
         if isinstance(member, VectorVar):  # lvalue elements, so `p.v.x = 1` writes the variable
-            n = member.var.dtype.num_elements  # type: ignore[union-attr]
-            var = fe.IdExpr(member.var, dtype=member.var.dtype, loc=loc)
-            elem = member.var.dtype.element  # type: ignore[union-attr]
-            return ExprVector(
-                [
-                    fe.MatrixPtrExpr(var, fe.ConstExpr(k, dtype=i32), dtype=elem, loc=loc)
-                    for k in range(n)
-                ],
-                member.shape,
-            )
+            return self.vector_var_places(member, loc)
         return fe.IdExpr(member, dtype=member.dtype, loc=loc)
 
     def store_struct(self, lhs: StructValue, value: Any, loc: Any) -> None:
