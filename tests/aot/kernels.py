@@ -44,11 +44,11 @@ def bump(f: ti.template(), by: ti.i32):
         f[I] += by
 
 
-def build(arch, device=None):
-    """A fresh program on `arch` (on `device`, a `GpuDevice`, if given) and a module with
-    everything above; returns (module, x, v, graph)."""
+def build(arch, device=None, **options):
+    """A fresh program on `arch` (on `device`, a `GpuDevice`, if given; `options` go to
+    `ti.init`) and a module with everything above; returns (module, x, v, graph)."""
     global x, v
-    ti.init(arch=arch, offline_cache=False)
+    ti.init(arch=arch, offline_cache=False, **options)
     if device is not None:
         impl.get_program().use_gpu(device)
     x = ti.field(ti.f32, shape=(4, 4))

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import tistudio as ti
 from tests.aot import kernels
@@ -52,8 +53,11 @@ int main(void) {
 """
 
 
-def test_c_program_links_and_runs_the_object_code(tmp_path):
-    module, *_ = kernels.build(ti.cpu)
+@pytest.mark.parametrize("approx_math", [False, True])
+def test_c_program_links_and_runs_the_object_code(tmp_path, approx_math):
+    """By default the code calls libm's `sinf` itself; with `approx_math` it calls
+    `tistudio_sinf` (libmvec's), which the header defines."""
+    module, *_ = kernels.build(ti.cpu, approx_math=approx_math)
     module.add_kernel(wave)
     module.save(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -65,7 +69,7 @@ def test_c_program_links_and_runs_the_object_code(tmp_path):
         env=env,
     )
     assert made.returncode == 0, made.stderr
-    assert "tistudio_sinf" in (tmp_path / "module.h").read_text()
+    assert ("tistudio_sinf" in (tmp_path / "module.h").read_text()) == approx_math
     (tmp_path / "main.c").write_text(MAIN_C)
     objects = sorted(p.name for p in tmp_path.glob("*.o"))
     cc = ["cc", "-std=c11", "-O1", "-Wall", "-Werror", "main.c", *objects, "-lmvec", "-lm"]
