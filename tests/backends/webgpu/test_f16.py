@@ -54,7 +54,8 @@ def run(arch: str) -> dict[str, np.ndarray]:
 
 
 def test_f16_gives_the_cpu_back_ends_bits(device):
-    assert device.caps.has("shader-f16")
+    if not device.caps.has("shader-f16"):
+        pytest.skip("the adapter has no shader-f16 (lavapipe and NVIDIA have it)")
     gpu, cpu = run("gpu"), run("cpu")
     for name in cpu:
         np.testing.assert_array_equal(gpu[name], cpu[name], err_msg=name)

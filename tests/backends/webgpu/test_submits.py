@@ -16,7 +16,7 @@ from tistudio.lang import impl
 
 def test_large_dispatches_are_submitted_at_once_and_small_ones_batched(device):
     eager = GpuDevice(device.adapter, device.device, device.caps)
-    eager.eager_groups = 4  # lavapipe grids are small: 4 workgroups count as large here
+    eager.eager_groups = 4  # 4 workgroups count as large here, on any adapter
     ti.init(arch=ti.gpu)
     impl.get_program().use_gpu(eager)
     big = ti.field(ti.i32, shape=4096)  # 64 workgroups of 64
@@ -44,6 +44,5 @@ def test_large_dispatches_are_submitted_at_once_and_small_ones_batched(device):
     assert eager.submits == before + 3  # recorded, waiting for the host
     assert (small.to_numpy() == 6).all() and (big.to_numpy() == 4).all()
     assert eager.submits == before + 4
-    assert device.eager_groups > device.caps.max_groups  # lavapipe's own device never is eager
     np.testing.assert_array_equal(big.to_numpy(), np.full(4096, 4))
     ti.reset()
