@@ -40,14 +40,22 @@ from tistudio.ir.stmt import Kernel
 class CpuBackend:
     """The CPU back end's shared state: a JIT engine and one thread pool, both made on first
     use. The pool is the native one (`native_pool.py`) where Linux futexes exist, else the
-    pure-Python `thread_pool.ThreadPool`; `native=False` forces the latter."""
+    pure-Python `thread_pool.ThreadPool`; `native=False` forces the latter. `cpu_name` and
+    `cpu_features` make code for another x86-64 CPU than the host (see `JitEngine`)."""
 
     def __init__(
-        self, num_threads: int | None = None, grain: int | None = None, native: bool = True
+        self,
+        num_threads: int | None = None,
+        grain: int | None = None,
+        native: bool = True,
+        *,
+        cpu_name: str | None = None,
+        cpu_features: str | None = None,
     ) -> None:
         self.num_threads = num_threads or os.cpu_count() or 1
         self.native = native and native_pool_supported()
         self.grain = grain or (NATIVE_GRAIN if self.native else MIN_GRAIN)
+        self._target = (cpu_name, cpu_features)
         self._jit: JitEngine | None = None
         self._pool: ThreadPool | NativeThreadPool | None = None
         self._lock = threading.RLock()
@@ -63,7 +71,7 @@ class CpuBackend:
     def jit(self) -> JitEngine:
         with self._lock:
             if self._jit is None:
-                self._jit = JitEngine()
+                self._jit = JitEngine(*self._target)
             return self._jit
 
     @property

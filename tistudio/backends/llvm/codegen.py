@@ -331,7 +331,7 @@ class TaskEmitter(AdStackEmitter):
         for operand in (stmt.lhs, stmt.rhs):
             if isinstance(operand, s.GlobalLoad) and isinstance(operand.ptr, s.ThreadLocalPtr):
                 return ("reassoc",)
-        return ()
+        return self.flags
 
     def emit_TernaryOp(self, stmt: s.TernaryOp) -> None:
         cond, a, b = (self.values[x] for x in (stmt.cond, stmt.a, stmt.b))

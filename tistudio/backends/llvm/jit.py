@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
+from tistudio.backends.llvm import half, unlocked
 from tistudio.backends.llvm import llir as ir
-from tistudio.backends.llvm import unlocked
 from tistudio.backends.llvm.vecmath import VectorLibrary
 
 QUICK_SUFFIX = "__quick"  # the first tier's functions: see `JitEngine.compile_quick`
@@ -97,15 +97,22 @@ class CompiledModule:
 
 
 class JitEngine:
-    """The process's TargetMachine and MCJIT engine. Owned by a `CpuBackend`."""
+    """The process's TargetMachine and MCJIT engine. Owned by a `CpuBackend`.
 
-    def __init__(self) -> None:
+    Code is made for the host's CPU and features unless `cpu_name` / `features` (LLVM's names:
+    "haswell", "-f16c,-avx512f") say otherwise; features alone change the host CPU's. Code for a
+    subset of the host's features runs here, so tests run the code that other x86-64 CPUs would
+    get (`tests/backends/llvm/test_cpu_features.py`)."""
+
+    def __init__(self, cpu_name: str | None = None, features: str | None = None) -> None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         llvm.initialize_native_asmparser()
         self.triple = llvm.get_process_triple()
-        self.cpu_name = llvm.get_host_cpu_name()
-        self.cpu_features = llvm.get_host_cpu_features().flatten()
+        if cpu_name is None and features is None:
+            features = llvm.get_host_cpu_features().flatten()
+        self.cpu_name = cpu_name or llvm.get_host_cpu_name()
+        self.cpu_features = features or ""  # a named CPU alone: that CPU's own features
         target = llvm.Target.from_triple(self.triple)
         self.target_machine = target.create_target_machine(
             cpu=self.cpu_name, features=self.cpu_features, opt=3, jit=True
@@ -119,6 +126,9 @@ class JitEngine:
         empty.triple = self.triple
         self.engine = llvm.create_mcjit_compiler(empty, self.target_machine)
         self._lock = threading.Lock()  # MCJIT and the TargetMachine are not thread-safe
+        if self.triple.startswith("x86_64") and "+f16c" not in self.cpu_features.split(","):
+            # f16 code without F16C calls these, which the process may lack (`half.py`)
+            self.compile(half.build_half_module(), half.FUNCTIONS, opt_level=1)
 
     def compile(
         self,
