@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# GPU conformance: run this on the lent NVIDIA machine after every change to GPU code (see
+# README.md here and docs/compiler-contract.md). It runs the GPU part of the test suite
+# (tests/backends/webgpu, tests/fuzz, the differential cases on the GPU against Taichi on the
+# CPU) and two fuzz campaigns on the GPU, all kernels and float-only kernels, spread over
+# parallel processes; then prints one summary: tests passed/failed, kernels tried, mismatches.
+#
+#   from the device tool, with .gl and .whl carried (wgpu, cffi, pycparser, taichi, dill):
+#   bash benchmarks/gpu/conformance.sh            # 5,000 + 5,000 kernels
+#   EXAMPLES=500 JOBS=4 bash benchmarks/gpu/conformance.sh   # a quick look
+#   PARTS="tests all" ...; PARTS=float ...   # in two calls, each within the tool's 10 minutes
+#
+# Output: $OUT/conformance.txt (the summary and the test tails), $OUT/pytest.txt,
+# $OUT/campaign-*.txt and the sources of any mismatching kernel in $OUT/mismatches-*/. Copy
+# conformance.txt to benchmarks/gpu/conformance/<card>-<date>.txt. SETUP=0 skips unpacking the
+# Vulkan loader and the wheels (device_env.sh). Exit status 0 only if everything passed.
+set -u
+source benchmarks/gpu/device_env.sh
+EXAMPLES=${EXAMPLES:-5000}  # kernels per campaign
+JOBS=${JOBS:-12}            # campaign processes at a time (the device machine has 16 cores)
+PARTS=${PARTS:-tests all float}
+SUMMARY=$OUT/conformance.txt
+export TISTUDIO_OFFLINE_CACHE=0
+{
+    echo "# GPU conformance, $(date -u +%Y-%m-%dT%H:%MZ), checkout $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null
+    python3 -c "from tistudio.backends.webgpu.device import default_device as d; print('adapter:', d().caps.description)"
+} | tee "$SUMMARY"
+
+tests_rc=0
+if [[ " $PARTS " == *" tests "* ]]; then
+start=$SECONDS
+python3 -m pytest -q -p no:cacheprovider -o addopts="" tests/backends/webgpu tests/fuzz \
+    "tests/differential/test_differential.py::test_matches_taichi_on_gpu" >"$OUT/pytest.txt" 2>&1
+tests_rc=$?
+echo "== tests ($((SECONDS - start)) s): $(tail -n 1 "$OUT/pytest.txt")" | tee -a "$SUMMARY"
+grep -E "^(FAILED|ERROR)" "$OUT/pytest.txt" | tee -a "$SUMMARY"
+fi
+
+campaign() {  # campaign NAME ARGS...: $EXAMPLES kernels over $JOBS processes
+    local name=$1 start=$SECONDS per=$(((EXAMPLES + JOBS - 1) / JOBS)) k
+    shift
+    for ((k = 0; k < JOBS; k++)); do
+        python3 -m tests.fuzz.campaign --examples "$per" --gpu "$@" \
+            --out "$OUT/mismatches-$name/$k" >"$OUT/campaign-$name-$k.txt" 2>&1 &
+    done
+    wait
+    python3 - "$name" "$((SECONDS - start))" "$OUT"/campaign-"$name"-*.txt <<'EOF' | tee -a "$SUMMARY"
+import re, sys
+name, seconds, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+tried = bad = 0
+for path in files:
+    text = open(path).read()
+    m = re.search(r"kernels tried: (\d+); mismatches or errors: (\d+)", text)
+    if m is None:
+        print(f"== campaign {name}: {path} has no summary (crashed?):\n{text[-2000:]}")
+        bad += 1
+        continue
+    tried, bad = tried + int(m[1]), bad + int(m[2])
+    for line in text.splitlines():
+        if line.startswith("by check:"):
+            print(f"   {path.rsplit('/', 1)[-1]}: {line}")
+print(f"== campaign {name}: kernels tried {tried}, mismatches {bad}, {seconds} s")
+EOF
+}
+[[ " $PARTS " == *" all "* ]] && campaign all
+[[ " $PARTS " == *" float "* ]] && campaign float --float-only
+if [ $tests_rc -eq 0 ] && ! grep -qE "mismatches [1-9]|no summary" "$SUMMARY"; then
+    echo "== conformance: PASS" | tee -a "$SUMMARY"
+else
+    echo "== conformance: FAIL" | tee -a "$SUMMARY"
+    exit 1
+fi
