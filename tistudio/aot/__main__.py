@@ -106,12 +106,7 @@ def write_header(module: str, output: Path) -> list[str]:
     files = read_module(module)
     check_version(files[VERSION].decode("utf-8", "replace"))
     meta = check_metadata(loads(METADATA, files[METADATA]))
-    llvm_ir = {}
-    for kernel in meta["kernels"]:
-        name = kernel.get("cpu", {}).get("llvm_ir")
-        if name in files:
-            llvm_ir[name] = files[name].decode("utf-8", "replace")
-    output.write_text(c_header(meta, llvm_ir))
+    output.write_text(c_header(meta))
     return [f"wrote {output} ({len(meta['kernels'])} kernels)"]
 
 

@@ -1,13 +1,13 @@
 """A C header for a CPU module, so C programs can link its object code (no Python at all).
 
-`c_header(metadata, llvm_ir)` writes one `static inline` C function per kernel,
+`c_header(metadata)` writes one `static inline` C function per kernel,
 `tistudio_<kernel>(trees, args...)`, that fills the kernel's argument buffer (the slot layout of
 `backends/llvm/context.py`), calls its tasks in order on the calling thread (a range_for task
 over its whole range: `task(ctx, begin, end)`; bounds computed on the device are read from the
-global temporaries) and returns its value. Field sizes and places are macros. The scalar libm
-functions the code calls under our prefix (`tistudio_sinf`) are defined when the including file
-defines `TISTUDIO_IMPLEMENTATION` first (as single-header C libraries do); link with `-lmvec
--lm`. `python -m tistudio.aot cheader module.tcm -o module.h` writes it.
+global temporaries) and returns its value. Field sizes and places are macros. The object code
+calls libm (and with `approx_math` libmvec, through scalar functions it defines itself, see
+`backends/llvm/vecmath.py`): link with `-lmvec -lm`. `python -m tistudio.aot cheader module.tcm
+-o module.h` writes it.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ C_TYPES = {
     "f32": "float",
     "f64": "double",
 }
-_LIBM = ("sin", "cos", "tan", "asin", "acos", "tanh", "exp", "log", "atan2", "pow")
-_BINARY = ("atan2", "pow")
 
 
 def c_name(name: str) -> str:
@@ -39,8 +37,8 @@ def c_name(name: str) -> str:
     return ident if not ident[:1].isdigit() else f"_{ident}"
 
 
-def c_header(meta: dict, llvm_ir: dict[str, str], guard: str = "TISTUDIO_MODULE_H") -> str:
-    """The header's text for the CPU module `meta`; `llvm_ir` maps file name -> its text."""
+def c_header(meta: dict, guard: str = "TISTUDIO_MODULE_H") -> str:
+    """The header's text for the CPU module `meta`."""
     if meta["arch"] != "cpu":
         raise AotModuleError("C headers are made for CPU modules; this one is for the GPU")
     lines = [
@@ -59,7 +57,7 @@ def c_header(meta: dict, llvm_ir: dict[str, str], guard: str = "TISTUDIO_MODULE_
         lines += _field_macros(field)
     for kernel in meta["kernels"]:
         lines += ["", *_kernel(kernel)]
-    lines += ["", *_libm_shims("\n".join(llvm_ir.values())), "", f"#endif /* {guard} */", ""]
+    lines += ["", f"#endif /* {guard} */", ""]
     return "\n".join(lines)
 
 
@@ -156,20 +154,3 @@ def _returns(rets: list[str]) -> list[str]:
             "    return ret0;",
         ]
     return [f"    memcpy(ret{k}, &ctx[{2 + k}], sizeof *ret{k});" for k in range(len(rets))]
-
-
-def _libm_shims(llvm_ir: str) -> list[str]:
-    """Definitions of the `tistudio_<libm>` functions the code calls, under
-    `TISTUDIO_IMPLEMENTATION`."""
-    lines = ["#ifdef TISTUDIO_IMPLEMENTATION", "#include <math.h>"]
-    for base in _LIBM:
-        for suffix, ctype in (("f", "float"), ("", "double")):
-            name = f"tistudio_{base}{suffix}"
-            if not re.search(rf"@{name}\b", llvm_ir):
-                continue
-            if base in _BINARY:
-                args, call = f"{ctype} a, {ctype} b", f"{base}{suffix}(a, b)"
-            else:
-                args, call = f"{ctype} a", f"{base}{suffix}(a)"
-            lines.append(f"{ctype} {name}({args}) {{ return {call}; }}")
-    return [*lines, "#endif"]

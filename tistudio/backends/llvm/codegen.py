@@ -35,7 +35,7 @@ from tistudio.backends.llvm.lltypes import (
     value_type,
 )
 from tistudio.backends.llvm.printing import emit_print
-from tistudio.backends.llvm.vecmath import VectorLibrary, keep_variants
+from tistudio.backends.llvm.vecmath import VectorLibrary
 from tistudio.ir import statements as s
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import BinaryOpType, TaskType
@@ -77,7 +77,6 @@ def build_module(
         emitter.vector_math = vector_math
         emitter.build()
         functions.append(name)
-    keep_variants(module)
     return module, functions
 
 

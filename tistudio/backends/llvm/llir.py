@@ -78,8 +78,16 @@ def array_type(element: Type, count: int) -> Type:
     return Type(f"[{count} x {element}]")
 
 
+class _VectorType(Type):
+    __slots__ = ("element",)
+
+    def __init__(self, element: Type, count: int) -> None:
+        super().__init__(f"<{count} x {element}>", f"v{count}{element.intrinsic_name}")
+        self.element = element
+
+
 def vector_type(element: Type, count: int) -> Type:
-    return Type(f"<{count} x {element}>", f"v{count}{element.intrinsic_name}")
+    return _VectorType(element, count)
 
 
 class FunctionType(Type):
@@ -243,9 +251,11 @@ class Function(Value):
     """A function of `module`: a declaration until it gets a block."""
 
     __slots__ = ("module", "name", "function_type", "scope", "args", "attributes", "blocks")
+    __slots__ += ("linkage",)
 
     def __init__(self, module: Module, fnty: FunctionType, name: str) -> None:
         self.type, self.module, self.name, self.function_type = PTR, module, name, fnty
+        self.linkage = ""  # "internal": a definition no other object sees
         self.scope = _Scope()
         self.args = tuple(Argument(self.scope, t) for t in fnty.args)
         self.attributes: list[str] = []
@@ -268,7 +278,8 @@ class Function(Value):
         if not self.blocks:
             return f"declare {head}\n"
         body = "\n".join(b.text() for b in self.blocks)
-        return f"define {head}\n{{\n{body}\n}}\n"
+        linkage = f"{self.linkage} " if self.linkage else ""
+        return f"define {linkage}{head}\n{{\n{body}\n}}\n"
 
 
 class GlobalVariable(Value):
@@ -343,6 +354,16 @@ def _operand(parts: list, value: Value) -> None:
     parts.append(value.text if value.__class__ is Constant else value)  # type: ignore[attr-defined]
 
 
+def _operands(head: str, values: Iterable[Value]) -> list:
+    """An instruction's parts: `head`, then `values` as typed operands separated by commas."""
+    parts: list = [head]
+    for k, value in enumerate(values):
+        if k:
+            parts.append(", ")
+        _operand(parts, value)
+    return parts
+
+
 def _binary_op(op: str):  # an IRBuilder method
     def method(
         self: IRBuilder, lhs: Value, rhs: Value, name: str = "", flags: Sequence[str] = ()
@@ -410,9 +431,7 @@ class IRBuilder:
         return self.xor(value, Constant(value.type, -1), name)
 
     def fneg(self, value: Value, name: str = "", flags: Sequence[str] = ()) -> Value:
-        parts: list = [f"fneg{_flags(flags)} "]
-        _operand(parts, value)
-        return self._value(value.type, name, parts)
+        return self._value(value.type, name, _operands(f"fneg{_flags(flags)} ", (value,)))
 
     # comparisons and selection
     def icmp_signed(self, op: str, lhs: Value, rhs: Value, name: str = "") -> Value:
@@ -439,12 +458,7 @@ class IRBuilder:
         return self._value(I1, name, parts)
 
     def select(self, cond: Value, a: Value, b: Value, name: str = "") -> Value:
-        parts: list = ["select "]
-        for k, value in enumerate((cond, a, b)):
-            if k:
-                parts.append(", ")
-            _operand(parts, value)
-        return self._value(a.type, name, parts)
+        return self._value(a.type, name, _operands("select ", (cond, a, b)))
 
     # casts
     def _cast(self, op: str, value: Value, typ: Type, name: str) -> Value:
@@ -476,16 +490,11 @@ class IRBuilder:
         )
 
     def store(self, value: Value, ptr: Value) -> Instruction:
-        parts: list = ["store "]
-        _operand(parts, value)
-        parts += [", ptr ", ptr]
-        return self._effect(parts)
+        return self._effect(_operands("store ", (value, ptr)))
 
     def store_atomic(self, value: Value, ptr: Value, ordering: str, align: int) -> Instruction:
-        parts: list = ["store atomic "]
-        _operand(parts, value)
-        parts += [", ptr ", ptr, f" {ordering}, align {align}"]
-        return self._effect(parts)
+        parts = _operands("store atomic ", (value, ptr))
+        return self._effect([*parts, f" {ordering}, align {align}"])
 
     def gep(
         self,
@@ -502,20 +511,21 @@ class IRBuilder:
         return self._value(PTR, name, parts)
 
     def atomic_rmw(self, op: str, ptr: Value, value: Value, ordering: str, name: str = "") -> Value:
-        parts: list = [f"atomicrmw {op} ptr ", ptr, ", "]
-        _operand(parts, value)
-        parts.append(f" {ordering}")
-        return self._value(value.type, name, parts)
+        parts = _operands(f"atomicrmw {op} ", (ptr, value))
+        return self._value(value.type, name, [*parts, f" {ordering}"])
 
     def cmpxchg(
         self, ptr: Value, cmp: Value, value: Value, ordering: str, failordering: str, name: str = ""
     ) -> Value:
-        parts: list = ["cmpxchg ptr ", ptr, ", "]
-        _operand(parts, cmp)
-        parts.append(", ")
-        _operand(parts, value)
-        parts.append(f" {ordering} {failordering}")
+        parts = [*_operands("cmpxchg ", (ptr, cmp, value)), f" {ordering} {failordering}"]
         return self._value(_PairType(value.type, I1), name, parts)
+
+    def insert_element(self, vector: Value, value: Value, idx: Value, name: str = "") -> Value:
+        return self._value(vector.type, name, _operands("insertelement ", (vector, value, idx)))
+
+    def extract_element(self, vector: Value, idx: Value, name: str = "") -> Value:
+        element = vector.type.element  # type: ignore[attr-defined]
+        return self._value(element, name, _operands("extractelement ", (vector, idx)))
 
     def extract_value(self, aggregate: Value, index: int, name: str = "") -> Value:
         parts: list = ["extractvalue "]
@@ -533,18 +543,13 @@ class IRBuilder:
         return self._effect(["br label ", target])
 
     def cbranch(self, cond: Value, then: Block, otherwise: Block) -> Instruction:
-        parts: list = ["br "]
-        _operand(parts, cond)
-        parts += [", label ", then, ", label ", otherwise]
-        return self._effect(parts)
+        return self._effect(_operands("br ", (cond, then, otherwise)))  # blocks: `label %"b"`
 
     def ret_void(self) -> Instruction:
         return self._effect(["ret void"])
 
     def ret(self, value: Value) -> Instruction:
-        parts: list = ["ret "]
-        _operand(parts, value)
-        return self._effect(parts)
+        return self._effect(_operands("ret ", (value,)))
 
     def call(
         self, fn: Value, args: Sequence[Value], name: str = "", fastmath: Sequence[str] = ()
@@ -552,12 +557,7 @@ class IRBuilder:
         """Call `fn`: a `Function`, or an address from `callee`."""
         fnty: FunctionType = fn.function_type  # type: ignore[attr-defined]
         shown = fnty if fnty.var_arg else fnty.return_type  # a varargs call names its type
-        parts: list = [f"call{_flags(fastmath)} {shown} ", fn, "("]
-        for k, arg in enumerate(args):
-            if k:
-                parts.append(", ")
-            _operand(parts, arg)
-        parts.append(")")
+        parts: list = [f"call{_flags(fastmath)} {shown} ", fn, "(", *_operands("", args), ")"]
         if fnty.return_type == VOID:
             return self._effect(parts)
         return self._value(fnty.return_type, name, parts)

@@ -1,18 +1,29 @@
-"""Transcendental math that vectorises: glibc's vector math library (libmvec).
+"""Transcendental math that vectorises: glibc's vector math library (libmvec), with the same
+value for an argument wherever it is computed. Only with `ti.init(approx_math=True)`.
 
 LLVM widens `llvm.sin.f32` in a vectorised loop and then scalarises it again into eight calls of
 `sinf` (about 13x slower than NumPy here), because llvmlite gives no way to switch on a vector
 library. What works instead (research notes, part A5):
 
-* call the scalar function under a name LLVM does not know as a libcall, `tistudio_sinf`,
-  registered as an alias of libm's `sinf` (so an unvectorised call still gets glibc's result);
-* declare that function `memory(none)` with the attribute
-  `"vector-function-abi-variant"="_ZGV_LLVM_N8v_tistudio_sinf(_ZGVdN8v_sinf)"`, which tells the
-  loop vectoriser that eight lanes at once are `_ZGVdN8v_sinf` from libmvec;
-* declare that vector function and keep it alive in `@llvm.compiler.used`, or it is deleted as
-  unused before the vectoriser runs.
+* call a scalar function under a name LLVM does not know as a libcall, `tistudio_sinf`;
+* give it the attribute `"vector-function-abi-variant"`, here
+  `"_ZGV_LLVM_N8v_tistudio_sinf(_ZGVdN8v_sinf)"`, which tells the loop vectoriser that eight
+  lanes at once are `_ZGVdN8v_sinf` from libmvec.
 
-libmvec is accurate to 4 ulp instead of glibc's ~1, so it is used only with `fast_math`.
+`tistudio_sinf` itself is lane 0 of `_ZGVdN8v_sinf` on its argument splatted to every lane,
+defined in each module that calls it (internal, never inlined, so the vectoriser sees a call it
+can widen). So the quick tier, which vectorises nothing, the scalar remainder of a vectorised
+loop and its vector body all give libmvec's value. When it was an alias of glibc's `sinf`, they
+gave glibc's and the vector body libmvec's, which differ in 1% (powf) to 42% (cos) of the
+arguments of `tests/backends/llvm/test_vecmath.py`: the tier and an element's place in its loop
+changed the bits. libmvec's lanes are independent (a lane's result depends on that lane's
+arguments only, also where NaN, infinities or huge arguments send some lanes to its scalar
+fallback: the same test), so lane 0 of a splat is what any lane gives. A definition in each
+module, not one per JIT engine registered with `llvm.add_symbol`, keeps object code
+self-contained (the disk cache, AOT modules, C programs) and lets engines for different CPUs
+share a process: the AVX2 (`d`) and SSE4 (`b`) variants differ in up to 9% of values (cosf).
+
+libmvec is accurate to 4 ulp instead of glibc's ~1, so it is used only with `approx_math`.
 """
 
 from __future__ import annotations
@@ -22,7 +33,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 
 from tistudio.backends.llvm import llir as ir
-from tistudio.backends.llvm.lltypes import PTR
+from tistudio.backends.llvm.lltypes import I32
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
 from tistudio.ir.types import PrimitiveType
 
@@ -39,7 +50,6 @@ LIBM_NAMES: dict[UnaryOpType | BinaryOpType, str] = {
     BinaryOpType.pow: "pow",
 }
 PREFIX = "tistudio_"
-_VARIANT_PREFIX = "_ZGV"
 
 
 @dataclass(frozen=True)
@@ -56,53 +66,52 @@ class VectorLibrary:
             llvm.load_library_permanently("libmvec.so.1")
         except RuntimeError:
             return None
-        avx2 = "+avx2" in cpu_features
-        isa, lanes = ("d", ((32, 8), (64, 4))) if avx2 else ("b", ((32, 4), (64, 2)))
-        if not llvm.address_of_symbol(f"_ZGV{isa}N{lanes[0][1]}v_sinf"):
-            return None
-        for libm in LIBM_NAMES.values():
-            for suffix in ("f", ""):
-                address = llvm.address_of_symbol(libm + suffix)
-                if address:  # the same address each time: re-registering is harmless
-                    llvm.add_symbol(PREFIX + libm + suffix, address)
-        return VectorLibrary(isa, lanes)
+        if "+avx2" in cpu_features:
+            library = VectorLibrary("d", ((32, 8), (64, 4)))
+        else:
+            library = VectorLibrary("b", ((32, 4), (64, 2)))
+        return library if llvm.address_of_symbol(library.variant("sinf", 32, 1)) else None
+
+    def variant(self, libm: str, bits: int, arity: int) -> str:
+        """The libmvec name of `libm` (`sinf`, `pow`) on this ISA's lanes of `bits`-bit floats."""
+        return f"_ZGV{self.isa}N{dict(self.lanes)[bits]}{'v' * arity}_{libm}"
 
     def call(
         self, b: ir.IRBuilder, op: UnaryOpType | BinaryOpType, dtype: PrimitiveType, args: list
     ) -> ir.Value | None:
-        """`op(*args)` through libm with a libmvec variant, or None if there is none."""
-        lanes = dict(self.lanes).get(dtype.bits)
-        if op not in LIBM_NAMES or lanes is None:
+        """`op(*args)` as libmvec computes it, or None where libmvec has no variant."""
+        if op not in LIBM_NAMES or dtype.bits not in dict(self.lanes):
             return None
         libm = LIBM_NAMES[op] + ("f" if dtype.bits == 32 else "")
-        variant = f"_ZGV{self.isa}N{lanes}{'v' * len(args)}_{libm}"
+        variant = self.variant(libm, dtype.bits, len(args))
         if not llvm.address_of_symbol(variant):
             return None
         fn = b.module.globals.get(PREFIX + libm)
         if fn is None:
-            fn = _declare(b.module, libm, variant, lanes, args[0].type, len(args))
-        return b.call(fn, args, fastmath=("fast",))
+            lanes = dict(self.lanes)[dtype.bits]
+            fn = _define_scalar(b.module, libm, variant, lanes, args[0].type, len(args))
+        return b.call(fn, args)
 
 
-def _declare(
+def _define_scalar(
     module: ir.Module, libm: str, variant: str, lanes: int, typ: ir.Type, arity: int
 ) -> ir.Function:
-    scalar = ir.Function(module, ir.FunctionType(typ, [typ] * arity), PREFIX + libm)
-    scalar.attributes += ["nounwind", "memory(none)"]
-    mangled = f"_ZGV_LLVM_N{lanes}{'v' * arity}_{PREFIX}{libm}({variant})"
-    scalar.attributes.append(f'"vector-function-abi-variant"="{mangled}"')
+    """`tistudio_<libm>`: lane 0 of `variant` on its arguments splatted to every lane."""
     vector = ir.vector_type(typ, lanes)
-    ir.Function(module, ir.FunctionType(vector, [vector] * arity), variant)
+    vector_fn = module.globals.get(variant)
+    if vector_fn is None:
+        vector_fn = ir.Function(module, ir.FunctionType(vector, [vector] * arity), variant)
+    scalar = ir.Function(module, ir.FunctionType(typ, [typ] * arity), PREFIX + libm)
+    scalar.linkage = "internal"
+    mangled = f"_ZGV_LLVM_N{lanes}{'v' * arity}_{PREFIX}{libm}({variant})"
+    abi_variant = f'"vector-function-abi-variant"="{mangled}"'
+    scalar.attributes += ["nounwind", "noinline", "memory(none)", abi_variant]
+    b = ir.IRBuilder(scalar.append_basic_block("entry"))
+    splats = []
+    for x in scalar.args:
+        splat = ir.Constant(vector, "poison")
+        for lane in range(lanes):
+            splat = b.insert_element(splat, x, ir.Constant(I32, lane))
+        splats.append(splat)
+    b.ret(b.extract_element(b.call(vector_fn, splats), ir.Constant(I32, 0)))
     return scalar
-
-
-def keep_variants(module: ir.Module) -> None:
-    """Add `@llvm.compiler.used` listing every libmvec function the module declares."""
-    variants = [g for name, g in module.globals.items() if name.startswith(_VARIANT_PREFIX)]
-    if not variants:
-        return
-    array = ir.array_type(PTR, len(variants))
-    used = ir.GlobalVariable(module, array, "llvm.compiler.used")
-    used.linkage = "appending"
-    used.section = "llvm.metadata"
-    used.initializer = ir.Constant(array, variants)  # a function is a `ptr` constant
