@@ -43,7 +43,9 @@ WAIT_BUDGET_S = {"full": 90.0, "quick": 15.0}
 CELL_WIDTH = 48  # longer error messages are cut in the table and given in full below it
 
 
-def run_worker(case: str, framework: str, mode: str, patience: float | None) -> dict:
+def run_worker(
+    case: str, framework: str, mode: str, patience: float | None, variant: str | None = None
+) -> dict:
     """Runs one worker process and returns its report (or a report of how it failed)."""
     command = [
         sys.executable,
@@ -58,6 +60,8 @@ def run_worker(case: str, framework: str, mode: str, patience: float | None) -> 
     ]
     if patience is not None:
         command += ["--patience", str(patience)]
+    if variant:
+        command += ["--variant", variant]
     failed = {"case": case, "framework": framework, "status": "ERROR"}
     try:
         done = subprocess.run(
@@ -72,12 +76,30 @@ def run_worker(case: str, framework: str, mode: str, patience: float | None) -> 
     return json.loads(lines[-1])
 
 
-def measure(case: str, framework: str, mode: str, patience: float | None) -> dict:
+def measure(
+    case: str, framework: str, mode: str, patience: float | None, variant: str | None = None
+) -> dict:
     """One framework on one case; cold cases get one fresh process per repetition."""
     module = importlib.import_module(f"benchmarks.cases.{case}")
     if not module.COLD:
-        return run_worker(case, framework, mode, patience)
-    return merge([run_worker(case, framework, mode, patience) for _ in range(module.REPS[mode])])
+        return run_worker(case, framework, mode, patience, variant)
+    reports = [
+        run_worker(case, framework, mode, patience, variant) for _ in range(module.REPS[mode])
+    ]
+    return merge(reports)
+
+
+def columns(case: str, frameworks: list[str]) -> list[tuple[str, str | None]]:
+    """What to measure for `case`: (framework, None) per framework, then (tistudio, variant)
+    per entry of the case's TISTUDIO_VARIANTS."""
+    variants = getattr(importlib.import_module(f"benchmarks.cases.{case}"), "TISTUDIO_VARIANTS", {})
+    extra = [("tistudio", v) for v in variants] if "tistudio" in frameworks else []
+    return [(framework, None) for framework in frameworks] + extra
+
+
+def variant_key(variant: str) -> str:
+    """Where a case's results keep tistudio's report with a variant's `ti.init` options."""
+    return f"tistudio ({variant})"
 
 
 def merge(reports: list[dict]) -> dict:
@@ -142,13 +164,26 @@ def table(results: dict[str, dict[str, dict]], mode: str, frameworks: list[str])
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for case, by_framework in results.items():
         module = importlib.import_module(f"benchmarks.cases.{case}")
-        row = [case, module.SIZE_LABEL.format(n=module.SIZES[mode]), module.UNIT]
-        row += [cell(by_framework[f]) for f in frameworks]
-        row += [speedup(by_framework["tistudio"], by_framework[f]) for f in others]
-        rows.append("| " + " | ".join(row) + " |")
+        size = module.SIZE_LABEL.format(n=module.SIZES[mode])
+        for label, cells in case_rows(case, by_framework):
+            row = [label, size, module.UNIT] + [cell(cells[f]) for f in frameworks]
+            row += [speedup(cells["tistudio"], cells[f]) for f in others]
+            rows.append("| " + " | ".join(row) + " |")
     if others:
         rows.append(geomean_row(results, frameworks, others))
     return "\n".join(rows)
+
+
+def case_rows(case: str, by_framework: dict[str, dict]) -> list[tuple[str, dict[str, dict]]]:
+    """The table's rows of `case`: its own, then one per tistudio variant that was measured,
+    whose tistudio cell is the variant's and whose other cells are the case's."""
+    module = importlib.import_module(f"benchmarks.cases.{case}")
+    rows = [(case, by_framework)]
+    for variant in getattr(module, "TISTUDIO_VARIANTS", {}):
+        if variant_key(variant) in by_framework:
+            cells = {**by_framework, "tistudio": by_framework[variant_key(variant)]}
+            rows.append((f"{case} ({variant})", cells))
+    return rows
 
 
 def is_throughput(case: str) -> bool:
@@ -181,11 +216,12 @@ def first_call_table(results: dict[str, dict[str, dict]], frameworks: list[str])
     head = ["benchmark"] + [COLUMN_TITLES[f] for f in frameworks]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for case, by_framework in results.items():
-        values = [by_framework[f].get("first_call_ms") for f in frameworks]
-        if all(v is None for v in values):
-            continue
-        row = [case] + ["—" if v is None else format_number(v) for v in values]
-        rows.append("| " + " | ".join(row) + " |")
+        for label, cells in case_rows(case, by_framework):
+            values = [cells[f].get("first_call_ms") for f in frameworks]
+            if all(v is None for v in values):
+                continue
+            row = [label] + ["—" if v is None else format_number(v) for v in values]
+            rows.append("| " + " | ".join(row) + " |")
     return "\n".join(rows)
 
 
@@ -304,15 +340,21 @@ def main(argv: list[str] | None = None) -> None:
     results: dict[str, dict[str, dict]] = {}
     waited = 0.0
     for case in args.cases:
-        runs: dict[str, list[dict]] = {framework: [] for framework in args.framework_list}
+        runs: dict[tuple[str, str | None], list[dict]] = {
+            column: [] for column in columns(case, args.framework_list)
+        }
         for _ in range(args.rounds):  # the frameworks in turns, so that a slow spell hits all
-            for framework in args.framework_list:
+            for framework, variant in runs:
                 patience = None if waited < WAIT_BUDGET_S[mode] * args.rounds else 0.0
-                result = measure(case, framework, mode, patience)
-                runs[framework].append(result)
+                result = measure(case, framework, mode, patience, variant)
+                runs[framework, variant].append(result)
                 waited += result.get("idle", {}).get("waited_s", 0.0)
-                print(f"{case:16} {framework:9} {cell(result)}", file=sys.stderr, flush=True)
-        results[case] = {framework: merge(reports) for framework, reports in runs.items()}
+                name = variant_key(variant) if variant else framework
+                print(f"{case:16} {name:9} {cell(result)}", file=sys.stderr, flush=True)
+        results[case] = {
+            variant_key(variant) if variant else framework: merge(reports)
+            for (framework, variant), reports in runs.items()
+        }
     seconds = time.perf_counter() - start
     print(report(results, mode, args.framework_list, seconds, args.rounds))
     if args.json:

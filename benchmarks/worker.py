@@ -42,12 +42,14 @@ def framework_version(framework: str, module) -> str:
     return str(version)
 
 
-def build(case, framework: str, inputs: dict) -> tuple[Impl, str]:
-    """Imports the framework and builds the case's implementation; returns it and the version."""
+def build(case, framework: str, inputs: dict, variant: str | None) -> tuple[Impl, str]:
+    """Imports the framework and builds the case's implementation; returns it and the version.
+    A `variant` (tistudio only) names the case's extra `ti.init` options (TISTUDIO_VARIANTS)."""
     if framework in ("taichi", "tistudio"):
         ti = importlib.import_module(framework)
+        options = case.TISTUDIO_VARIANTS[variant] if variant else {}
         # No offline cache: a kernel compiled by an earlier run must not make a cold start warm.
-        ti.init(arch=ti.cpu, offline_cache=False)
+        ti.init(arch=ti.cpu, offline_cache=False, **options)
         return case.taichi_impl(ti, inputs), framework_version(framework, ti)
     if case.numpy_impl is None and framework == "numpy":
         raise NoEquivalent("no NumPy equivalent")
@@ -86,12 +88,16 @@ def measure_warm(case, impl: Impl, inputs: dict, mode: str, policy: Policy, fram
     return {"samples": [s * scale for s in samples], "first_call_ms": first * 1e3, "idle": quiet}
 
 
-def run(case_name: str, framework: str, mode: str, policy: Policy) -> dict:
+def run(
+    case_name: str, framework: str, mode: str, policy: Policy, variant: str | None = None
+) -> dict:
     case = importlib.import_module(f"benchmarks.cases.{case_name}")
     report = {"case": case_name, "framework": framework, "unit": case.UNIT}
+    if variant:
+        report["variant"] = variant
     try:
         inputs = case.make_inputs(case.SIZES[mode])
-        impl, report["version"] = build(case, framework, inputs)
+        impl, report["version"] = build(case, framework, inputs, variant)
         measure = measure_cold if case.COLD else measure_warm
         report.update(measure(case, impl, inputs, mode, policy, framework))
     except WrongResult as wrong:
@@ -120,7 +126,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--patience", type=float, help="seconds to wait for a quiet machine (default: per mode)"
     )
+    parser.add_argument("--variant", help="tistudio with a case's TISTUDIO_VARIANTS entry")
     args = parser.parse_args(argv)
+    if args.variant and args.framework != "tistudio":
+        parser.error("--variant is for --framework tistudio")
     # Keep the real stdout for the JSON and point file descriptor 1 at stderr, so prints from C
     # code (Taichi's "[Taichi] Starting on arch=x64") cannot corrupt it.
     sys.stdout.flush()
@@ -129,7 +138,7 @@ def main(argv: list[str] | None = None) -> None:
     policy = POLICY[args.mode]
     if args.patience is not None:
         policy = dataclasses.replace(policy, patience_s=args.patience)
-    report = run(args.case, args.framework, args.mode, policy)
+    report = run(args.case, args.framework, args.mode, policy, args.variant)
     sys.stdout.flush()
     json_out.write(json.dumps(report) + "\n")
     json_out.flush()

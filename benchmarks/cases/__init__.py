@@ -14,7 +14,11 @@ A case module exposes:
   has no equivalent). Each returns an :class:`Impl`.
 - optionally ``check(got, want) -> str | None`` when plain ``allclose`` is the wrong test;
 - optionally ``THROUGHPUT`` (default ``not COLD``): False for latency cases (compile time, launch
-  overhead), which the table's geometric-mean row leaves out.
+  overhead), which the table's geometric-mean row leaves out;
+- optionally ``TISTUDIO_VARIANTS``: ``{name: ti.init options}``. tistudio is measured once more
+  per entry, initialised with those options, and the table gives it a row ``case (name)`` beside
+  the case's row, with the other frameworks' cells of the case (measured once). The geometric
+  mean counts the case's own row only.
 
 Framework modules (numba, taichi, tistudio) are imported inside the ``*_impl`` functions, never at
 the top of a case module, so a worker process loads only the framework it measures.

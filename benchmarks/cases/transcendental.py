@@ -12,6 +12,9 @@ SIZES = {"full": 10_000_000, "quick": 1_000_000}
 REPS = {"full": 30, "quick": 10}
 SIZE_LABEL = "{n:,} f32"  # formatted with n = SIZES[mode]
 COLD = False
+# tistudio once more with `ti.init(approx_math=True)`, in a row of its own: glibc's vector
+# functions (libmvec, up to 4 ulp) where the default calls glibc's scalar ones (Taichi's bits)
+TISTUDIO_VARIANTS = {"approx_math": {"approx_math": True}}
 
 
 def make_inputs(size: int) -> dict[str, np.ndarray]:
