@@ -59,7 +59,8 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _run(cache_dir: Path) -> str:
     script = cache_dir.parent / "program.py"  # kernels need a source file
     script.write_text(PROGRAM)
-    env = {"TISTUDIO_VERIFY_IR": "0", "PYTHONPATH": str(ROOT), "XDG_RUNTIME_DIR": "/tmp"}
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = {"TISTUDIO_VERIFY_IR": "0", "PYTHONPATH": path, "XDG_RUNTIME_DIR": "/tmp"}
     done = subprocess.run(
         [sys.executable, str(script), str(cache_dir)],
         capture_output=True,

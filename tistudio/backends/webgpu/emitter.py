@@ -48,7 +48,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     """Emits one offloaded task as one WGSL module. Made per task, never reused. Float
     operations keep IEEE semantics where drivers may not, in every mode (see ieee.py: the
     floating-point contract never lets NaN or infinities be assumed away); `fast_math` only
-    lets f32 `sin`/`cos`/`tan` of large arguments use the driver's functions."""
+    lets f32 `sin`/`cos`/`tan` be the driver's functions (else ours, through f64)."""
 
     def __init__(
         self,
@@ -63,6 +63,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     ) -> None:
         self.task, self.title, self.args, self.caps = task, title, args, caps
         self.fast_math = fast_math
+        self.contractible = ieee.contractible_products(task)  # see ieee.uncontracted
         self.numbers, self.uses = numbers, uses
         self.resources = ShaderResources(caps, dict(windows))
         self.body: list[str] = []
@@ -200,6 +201,9 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         expr = expr or wgsl.binary(stmt.op, dtype, a, b)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} on {dtype}")
+        if stmt in self.contractible:
+            expr = ieee.uncontracted(expr, dtype)
+            self.uses_never = True
         self.need_helper(expr)
         self.let(stmt, expr)
 
