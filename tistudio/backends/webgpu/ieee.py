@@ -90,6 +90,8 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
         return _folded_to_zero(op, dtype, a, b)
     if dtype.name != "f16" and op in (B.div, B.truediv) and _ZERO_LITERAL.fullmatch(a):
         return _zero_divided(dtype, a, b)
+    if dtype.name != "f16" and op in (B.div, B.truediv) and a == b and not _LITERAL.fullmatch(a):
+        return _self_divided(dtype, a)
     if dtype.name != "f16" and op is B.sub and not _LITERAL.fullmatch(b):
         # a + (-b) is a - b in IEEE; with the sign flipped on the bits, drivers cannot cancel
         # `(x + y) - x` to y, or `x + (-x)` to 0
@@ -118,9 +120,7 @@ def _folded_to_zero(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
         x = a
     elif _ZERO_LITERAL.fullmatch(b) or _ZERO_LITERAL.fullmatch(a):
         x, c = (a, b) if _ZERO_LITERAL.fullmatch(b) else (b, a)
-        plus, minus = wgsl.literal(0.0, dtype), wgsl.literal(-0.0, dtype)
-        negative = "!" if c.startswith("-") else ""  # the sign of the product's zero
-        zero_ = f"select({plus}, {minus}, {negative}signbit_{reg}({x}))"
+        zero_ = _signed_zero(dtype, x, flip=c.startswith("-"))  # the product's zero
     else:
         return None
     return f"select({zero_}, {wgsl.literal(math.nan, dtype)}, nonfinite_{reg}({x}))"
@@ -130,12 +130,28 @@ def _zero_divided(dtype: PrimitiveType, zero: str, x: str) -> str:
     """`0.0 / x` as IEEE defines it (NaN for a zero or NaN x, else a zero whose sign is the
     two signs' exclusive or): lavapipe folds `0.0 / x` to 0, so `0.0 / 0.0` was 0 where the
     CPU gives NaN (found by `tests.fuzz.campaign --gpu`; `-0.0 / x` was not folded)."""
-    reg = wgsl.WGSL_TYPE[dtype.name]
-    plus, minus = wgsl.literal(0.0, dtype), wgsl.literal(-0.0, dtype)
-    negative = "!" if zero.startswith("-") else ""
-    signed = f"select({plus}, {minus}, {negative}signbit_{reg}({x}))"
+    signed = _signed_zero(dtype, x, flip=zero.startswith("-"))
     undefined = f"({x} == {wgsl.zero(dtype)} || {is_nan(dtype, x)})"
     return f"select({signed}, {wgsl.literal(math.nan, dtype)}, {undefined})"
+
+
+def _signed_zero(dtype: PrimitiveType, x: str, flip: bool) -> str:
+    """A zero with the sign of `x` (flipped if `flip`), made on the bits: NVIDIA's driver
+    (580) gave -0.0 for `select(0.0f, -0.0f, c)` whatever `c` was (a constant pool where the
+    two zeros are one), so `1.0 * 0.0` came out -0.0."""
+    u = "u64" if dtype.bits == 64 else "u32"
+    sign = "0x8000000000000000lu" if u == "u64" else "0x80000000u"
+    bits = f"(bitcast<{u}>({x}) & {sign})"
+    reg = wgsl.WGSL_TYPE[dtype.name]
+    return f"bitcast<{reg}>({bits} ^ {sign})" if flip else f"bitcast<{reg}>({bits})"
+
+
+def _self_divided(dtype: PrimitiveType, x: str) -> str:
+    """`x / x` as IEEE defines it: 1, but NaN for a zero, infinite or NaN x; NVIDIA's driver
+    folded it to 1 (NaN / NaN gave 1)."""
+    reg = wgsl.WGSL_TYPE[dtype.name]
+    undefined = f"(nonfinite_{reg}({x}) || {x} == {wgsl.zero(dtype)})"
+    return f"select({wgsl.literal(1.0, dtype)}, {wgsl.literal(math.nan, dtype)}, {undefined})"
 
 
 def _compare(op: B, dtype: PrimitiveType, a: str, b: str) -> str:
