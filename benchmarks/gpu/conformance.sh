@@ -10,8 +10,9 @@
 #   EXAMPLES=500 JOBS=4 bash benchmarks/gpu/conformance.sh   # a quick look
 #   PARTS="tests all" ...; PARTS=float ...   # in two calls, each within the tool's 10 minutes
 #
-# Output: $OUT/conformance.txt (the summary and the test tails), $OUT/pytest.txt,
-# $OUT/campaign-*.txt and the sources of any mismatching kernel in $OUT/mismatches-*/. Copy
+# Output: $OUT/conformance.txt (the summary and the test tails), $OUT/pytest.txt, and
+# $OUT/details.tgz with logs/campaign-*.txt and the sources of any mismatching kernel in
+# logs/mismatches-*/. Copy
 # conformance.txt to benchmarks/gpu/conformance/<card>-<date>.txt. SETUP=0 skips unpacking the
 # Vulkan loader and the wheels (device_env.sh). Exit status 0 only if everything passed.
 set -u
@@ -19,7 +20,10 @@ source benchmarks/gpu/device_env.sh
 EXAMPLES=${EXAMPLES:-5000}  # kernels per campaign
 JOBS=${JOBS:-12}            # campaign processes at a time (the device machine has 16 cores)
 PARTS=${PARTS:-tests all float}
+SEED=${SEED:-1}             # process k runs hypothesis's seed SEED + k: distinct kernels, repeatable
 SUMMARY=$OUT/conformance.txt
+LOGS=$OUT/logs  # packed into $OUT/details.tgz at the end (the device tool returns 8 files)
+mkdir -p "$LOGS"
 export TISTUDIO_OFFLINE_CACHE=0
 {
     echo "# GPU conformance, $(date -u +%Y-%m-%dT%H:%MZ), checkout $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
@@ -41,11 +45,11 @@ campaign() {  # campaign NAME ARGS...: $EXAMPLES kernels over $JOBS processes
     local name=$1 start=$SECONDS per=$(((EXAMPLES + JOBS - 1) / JOBS)) k
     shift
     for ((k = 0; k < JOBS; k++)); do
-        python3 -m tests.fuzz.campaign --examples "$per" --gpu "$@" \
-            --out "$OUT/mismatches-$name/$k" >"$OUT/campaign-$name-$k.txt" 2>&1 &
+        python3 -m tests.fuzz.campaign --examples "$per" --gpu --seed "$((SEED + k))" "$@" \
+            --out "$LOGS/mismatches-$name/$k" >"$LOGS/campaign-$name-$k.txt" 2>&1 &
     done
     wait
-    python3 - "$name" "$((SECONDS - start))" "$OUT"/campaign-"$name"-*.txt <<'EOF' | tee -a "$SUMMARY"
+    python3 - "$name" "$((SECONDS - start))" "$LOGS"/campaign-"$name"-*.txt <<'EOF' | tee -a "$SUMMARY"
 import re, sys
 name, seconds, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 tried = bad = 0
@@ -64,7 +68,9 @@ print(f"== campaign {name}: kernels tried {tried}, mismatches {bad}, {seconds} s
 EOF
 }
 [[ " $PARTS " == *" all "* ]] && campaign all
+[[ " $PARTS " == *" int "* ]] && campaign int --int-only
 [[ " $PARTS " == *" float "* ]] && campaign float --float-only
+tar czf "$OUT/details.tgz" -C "$OUT" logs && rm -r "$LOGS"
 if [ $tests_rc -eq 0 ] && ! grep -qE "mismatches [1-9]|no summary" "$SUMMARY"; then
     echo "== conformance: PASS" | tee -a "$SUMMARY"
 else

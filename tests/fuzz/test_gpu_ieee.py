@@ -384,5 +384,10 @@ def test_f32_sin_of_huge_arguments_on_the_gpu() -> None:
     xs = (10.0 ** np.linspace(0, 38, 300)).astype(np.float32)
     assert np.allclose(_sin_f32(xs), np.sin(xs.astype(np.float64)), rtol=0, atol=2e-7)
     no_f64 = GpuDevice.open(disable=frozenset({"shader-f64"}))
+    # without f64 the driver's sin serves: WGSL promises 2^-11 on [-pi, pi] only (lavapipe is
+    # exact below 2^20, NVIDIA is not), and a value in [-1, 1] elsewhere
     small = xs[xs < 1e5]
-    assert np.allclose(_sin_f32(small, no_f64), np.sin(small.astype(np.float64)), atol=2e-7)
+    got, want = _sin_f32(small, no_f64), np.sin(small.astype(np.float64))
+    inside = small <= np.pi
+    assert np.allclose(got[inside], want[inside], rtol=0, atol=2.0**-11)
+    assert (np.abs(got) <= 1).all()

@@ -203,7 +203,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} on {dtype}")
         if stmt in self.contractible:
             expr = ieee.uncontracted(expr, dtype)
-            self.uses_never = True
+        self.uses_never |= "ti_never" in expr  # see ieee.opaque
         self.need_helper(expr)
         self.let(stmt, expr)
 

@@ -88,19 +88,31 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
         return None if wide is None else f"f16({wide})"
     if dtype.name != "f16" and (op is B.mul or (op is B.sub and a == b)):
         return _folded_to_zero(op, dtype, a, b)
-    if dtype.name != "f16" and op in (B.div, B.truediv) and _ZERO_LITERAL.fullmatch(a):
-        return _zero_divided(dtype, a, b)
-    if dtype.name != "f16" and op in (B.div, B.truediv) and a == b and not _LITERAL.fullmatch(a):
-        return _self_divided(dtype, a)
+    if dtype.name != "f16" and op in (B.div, B.truediv):
+        return _division(dtype, a, b)
     if dtype.name != "f16" and op is B.sub and not _LITERAL.fullmatch(b):
         # a + (-b) is a - b in IEEE; with the sign flipped on the bits, drivers cannot cancel
         # `(x + y) - x` to y, or `x + (-x)` to 0
-        return f"({a} + neg_{wgsl.WGSL_TYPE[dtype.name]}({b}))"
+        # (and `x - x` once the driver's CSE finds the operands equal: hidden as for `/`)
+        return f"({a} + neg_{wgsl.WGSL_TYPE[dtype.name]}({uncontracted(b, dtype)}))"
     if op in (B.pow, B.mod):
         name = "pow" if op is B.pow else "fmod"
         if dtype.name == "f16":  # through f32, as wgsl.py computes f16 pow
             return f"f16(ti_{name}_ieee_f32(f32({a}), f32({b})))"
         return f"ti_{name}_ieee_{wgsl.WGSL_TYPE[dtype.name]}({a}, {b})"
+    return None
+
+
+def _division(dtype: PrimitiveType, a: str, b: str) -> str | None:
+    """`a / b` where drivers fold: `0.0 / x`, `x / x` and, once NVIDIA's driver's own CSE
+    finds two operands equal, any `x / y` (NaN / NaN gave 1): a divisor it cannot see through
+    keeps the division. A literal divisor needs nothing (`wgsl.py` spells out `x / 0.0`)."""
+    if _ZERO_LITERAL.fullmatch(a):
+        return _zero_divided(dtype, a, b)
+    if a == b and not _LITERAL.fullmatch(a):
+        return _self_divided(dtype, a)
+    if not _FINITE_LITERAL.fullmatch(b):
+        return f"({a} / {uncontracted(b, dtype)})"
     return None
 
 
@@ -171,12 +183,16 @@ def is_nan(dtype: PrimitiveType, x: str) -> str:
 
 
 def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str, f64: bool = False) -> str | None:
-    """`op x` with IEEE semantics, or None where `wgsl.unary` already has them; `f64`: the
-    adapter has `shader-f64`."""
+    """`op x` with IEEE semantics, or None where `wgsl.unary` already has them; `f64`: use
+    the adapter's `shader-f64` for exact f32 results (the emitter says so without fast_math).
+    An f32 square root rounded from f64's is correctly rounded; NVIDIA's f32 `sqrt` was 1 ulp
+    off for some values (WGSL allows it)."""
     if not src.is_float:
         return None
     if op in (U.sin, U.cos, U.tan) and src.name == "f32" and f64:
         return f"ti_{op.value}_ieee_f32({x})"
+    if op is U.sqrt and src.name == "f32" and f64:
+        return f"f32(sqrt(f64({x})))"
     if op is U.cast_value and dst.kind == "bool":  # NaN is true, as in C
         return f"({x} != {wgsl.zero(src)} || {is_nan(src, x)})"
     if op is U.logic_not:  # `not NaN` is false: NaN is not zero
