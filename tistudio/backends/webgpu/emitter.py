@@ -190,6 +190,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         expr = expr or wgsl.unary(stmt.op, src, dst, x)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} from {src} to {dst}")
+        self.uses_never |= "ti_never" in expr  # see ieee.opaque
         self.need_helper(expr)
         self.let(stmt, expr)
 

@@ -359,6 +359,10 @@ def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
     dreg = WGSL_TYPE[dst.name]
     if src.kind == "bool":
         return f"select({zero(dst)}, {literal(1, dst)}, {x})"
+    if dst.name == "f16" and src.name == "f64":
+        # through f32, rounded twice, as the CPU (and Taichi) does; NVIDIA's driver rounded
+        # f16(f64) once and dropped a plain f32 step between, not one behind `ti_never`
+        return f"f16(select(f32({x}), 0.0f, ti_never))"
     if dst.is_float:
         return f"{dreg}({x})"
     if src.is_float:
