@@ -14,9 +14,7 @@ N = 8
 
 
 def run(arch: str, lo: int, hi: int) -> dict[str, np.ndarray]:
-    # without fast_math the GPU's f32 sqrt is correctly rounded (through f64), as the CPU's; with
-    # it, the driver's may be 1 ulp off (NVIDIA's is; WGSL allows it)
-    ti.init(arch=getattr(ti, arch), fallback_to_cpu=False, fast_math=False)
+    ti.init(arch=getattr(ti, arch), fallback_to_cpu=False)
     out = {name: ti.field(ti.f32, shape=N) for name in ("const", "rest", "dyn", "rev", "brk")}
     steps = ti.field(ti.i32, shape=N)
 

@@ -184,15 +184,11 @@ def is_nan(dtype: PrimitiveType, x: str) -> str:
 
 def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str, f64: bool = False) -> str | None:
     """`op x` with IEEE semantics, or None where `wgsl.unary` already has them; `f64`: use
-    the adapter's `shader-f64` for exact f32 results (the emitter says so without fast_math).
-    An f32 square root rounded from f64's is correctly rounded; NVIDIA's f32 `sqrt` was 1 ulp
-    off for some values (WGSL allows it)."""
+    the adapter's `shader-f64` for exact f32 results (the emitter says so without fast_math)."""
     if not src.is_float:
         return None
     if op in (U.sin, U.cos, U.tan) and src.name == "f32" and f64:
         return f"ti_{op.value}_ieee_f32({x})"
-    if op is U.sqrt and src.name == "f32" and f64:
-        return f"f32(sqrt(f64({x})))"
     if op is U.cast_value and dst.kind == "bool":  # NaN is true, as in C
         return f"({x} != {wgsl.zero(src)} || {is_nan(src, x)})"
     if op is U.logic_not:  # `not NaN` is false: NaN is not zero
