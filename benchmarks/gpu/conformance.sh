@@ -6,7 +6,8 @@
 # parallel processes; then prints one summary: tests passed/failed, kernels tried, mismatches.
 #
 #   from the device tool, with .gl and .whl carried (wgpu, cffi, pycparser, taichi, dill):
-#   bash benchmarks/gpu/conformance.sh            # 5,000 + 5,000 kernels
+#   CHECKOUT=<hash> bash benchmarks/gpu/conformance.sh   # 5,000 + 5,000 kernels (the device's
+#                                                        # copy may have a stale .git: say which)
 #   EXAMPLES=500 JOBS=4 bash benchmarks/gpu/conformance.sh   # a quick look
 #   PARTS="tests all" ...; PARTS=float ...   # in two calls, each within the tool's 10 minutes
 #
@@ -26,7 +27,7 @@ LOGS=$OUT/logs  # packed into $OUT/details.tgz at the end (the device tool retur
 mkdir -p "$LOGS"
 export TISTUDIO_OFFLINE_CACHE=0
 {
-    echo "# GPU conformance, $(date -u +%Y-%m-%dT%H:%MZ), checkout $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+    echo "# GPU conformance, $(date -u +%Y-%m-%dT%H:%MZ), checkout ${CHECKOUT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null
     python3 -c "from tistudio.backends.webgpu.device import default_device as d; print('adapter:', d().caps.description)"
 } | tee "$SUMMARY"
@@ -64,7 +65,9 @@ for path in files:
     for line in text.splitlines():
         if line.startswith("by check:"):
             print(f"   {path.rsplit('/', 1)[-1]}: {line}")
-print(f"== campaign {name}: kernels tried {tried}, mismatches {bad}, {seconds} s")
+import glob, pathlib
+sources = {p.read_text().split("def make", 1)[-1] for p in map(pathlib.Path, glob.glob(f"{files[0].rsplit('/', 1)[0]}/mismatches-{name}/*/*.py"))}
+print(f"== campaign {name}: kernels tried {tried}, mismatches {bad} ({len(sources)} distinct kernels), {seconds} s")
 EOF
 }
 [[ " $PARTS " == *" all "* ]] && campaign all
