@@ -5,22 +5,30 @@ A `ProgramGen` takes hypothesis's `draw` and writes the source of a module with 
 known type: operators only ever combine operands of one type, and `ti.cast` changes types, so
 the generator knows each value's dtype without reimplementing promotion. Results must not depend
 on thread scheduling: a parallel loop stores only into element `i` of arrays it owns, reads other
-arrays it does not write, updates the rest only atomically with order-free operations, and
-reduces outer variables only with `+=` of integers. Values from transcendental functions
-("inexact", since libm and NumPy may differ in the last bits) never reach a cast to an integer,
-a comparison, rounding or an index, so a last-bit difference cannot grow into a wrong answer.
-Float literals and scalar arguments include NaN and infinities (`ti.math.nan`, `ti.math.inf`).
+arrays it does not write, updates the rest only atomically with order-free operations, and sums
+only values whose sums are exact in any order: `+=` into outer variables (scalars, or vector
+locals `acc = ti.math.vec2(0)` / `ivec3`) of any integers, or of small integers for floats, and
+atomic adds to integer arrays or to "integral" float arrays (their data and every value stored
+in them are small integers). Values from transcendental functions ("inexact", since libm and
+NumPy may differ in the last bits) never reach a cast to an integer, a comparison, rounding or
+an index, so a last-bit difference cannot grow into a wrong answer.
+
+Float literals and scalar arguments include NaN and infinities, and expressions whose operands
+are one value twice (`x - x`, `x / (x - x)`, `(x - x) * inf`, `x != x`) check that no optimisation
+assumes a value is finite; `a * b + c` checks that none fuses it. f16 values (`half=False` leaves
+them out) round after every operation, as the interpreter computes them; they never reach
+transcendental functions or `**` and are never summed in parallel (exact only up to 2048).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 INT_TYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
-FLOAT_TYPES = ("f32", "f64")
+FLOAT_TYPES = ("f32", "f64", "f16")
 INT_LITERALS = (0, 1, -1, 2, 3, 7, 31, 32, 63, 100, 127, 128, 255, 32767, -32768, 65535)
 INT_LITERALS += (2**31 - 1, -(2**31), 12345, -7)
 FLOAT_LITERALS = (0.0, 1.0, -1.5, 0.1, 3.0, 0.5, -2.25, 1e10, -1e-3, 1e30, 7.75)
@@ -38,6 +46,7 @@ class Array:
     is_ndarray: bool = False
     vector: int = 0  # > 0: a vector field of that many elements
     exact: bool = True  # False: may hold values of transcendental functions
+    integral: bool = False  # floats that only ever hold small integers, so sums are exact
 
 
 @dataclass
@@ -47,6 +56,15 @@ class Var:
     writable: bool = True
     reduce_only: bool = False  # an outer variable that a parallel loop may only `+=`
     exact: bool = True
+
+
+@dataclass
+class VectorReducer:
+    """A vector local that a parallel loop may only `+=`: `ti.math.vec{n}` or `ivec{n}`."""
+
+    name: str
+    dtype: str  # "f32" or "i32"
+    n: int
 
 
 @dataclass
@@ -79,12 +97,14 @@ class _Context:
 class ProgramGen:
     """Draws one program; `draw` is hypothesis's, so every choice shrinks."""
 
-    def __init__(self, draw: Callable[[Any], Any], floats: bool = True) -> None:
+    def __init__(self, draw: Callable[[Any], Any], floats: bool = True, half: bool = True) -> None:
         from hypothesis import strategies as st
 
         self.st = st
         self.draw = draw
         self.floats = floats
+        self.float_types = () if not floats else FLOAT_TYPES if half else FLOAT_TYPES[:2]
+        self.vector_reducers: list[VectorReducer] = []  # those of the parallel loop being made
         self.lines: list[str] = []
         self.scopes: list[list[Var]] = [[]]
         self.arrays: list[Array] = []
@@ -104,7 +124,7 @@ class ProgramGen:
         return f"{prefix}{self.counter}"
 
     def dtype(self) -> str:
-        return self.choice(INT_TYPES + (FLOAT_TYPES if self.floats else ()))
+        return self.choice(INT_TYPES + self.float_types)
 
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)
@@ -118,8 +138,11 @@ class ProgramGen:
         """Source of an expression of type `t`; `exact=False` allows transcendental math."""
         if depth <= 0 or self.chance(0.25):
             return self.leaf(t, ctx, exact)
-        kind = self.choice(("binary", "binary", "cast", "unary", "select", "compare", "math"))
+        kinds = ("binary", "binary", "cast", "unary", "select", "compare", "math", "same")
+        kind = self.choice(kinds)
         sub = depth - 1
+        if kind == "same":
+            return self.same_operands(t, sub, ctx, exact)
         if kind == "binary":
             return self.binary(t, sub, ctx, exact)
         if kind == "cast":
@@ -155,12 +178,15 @@ class ProgramGen:
 
     def binary(self, t: str, depth: int, ctx: _Context, exact: bool) -> str:
         ops = ["+", "-", "*", "//", "%", "min", "max"]
-        if t in FLOAT_TYPES:
-            ops += ["/", "/", "raw_mod"] + ([] if exact else ["**"])
+        if t in FLOAT_TYPES:  # "*+": a * b + c or c - a * b, which must not become an FMA
+            ops += ["/", "/", "raw_mod", "*+"] + ([] if exact or t == "f16" else ["**"])
         else:
             ops += ["&", "|", "^", "<<", ">>", "**", "/"]
         op = self.choice(ops)
         a, b = self.expr(t, depth, ctx, exact), self.expr(t, depth, ctx, exact)
+        if op == "*+":
+            c = self.expr(t, depth, ctx, exact)
+            return f"({a} * {b} + {c})" if self.chance(0.5) else f"({c} - {a} * {b})"
         if op in ("min", "max", "raw_mod"):  # raw_mod: C's fmod
             return f"ti.{op}({a}, {b})"
         if op == "/" and t not in FLOAT_TYPES:  # int / int is a float: cast it back
@@ -185,8 +211,21 @@ class ProgramGen:
             return f"ti.cast(ti.{op}({a}), ti.{t})"
         return f"({op}{a})"
 
+    def same_operands(self, t: str, depth: int, ctx: _Context, exact: bool) -> str:
+        """One value twice: `x - x` is 0 only where x is finite, `x / (x - x)` is an infinity
+        or NaN, `(x - x) * inf` NaN; folding them as if x were finite is wrong."""
+        x = self.expr(t, min(depth, 1), ctx, exact)
+        zero = f"({x} - {x})"
+        forms = [zero, f"({x} * {zero})", f"({x} + {x})", f"ti.min({x}, {x})"]
+        if t in FLOAT_TYPES:
+            inf = f"ti.cast(ti.math.inf, ti.{t})"
+            forms += [f"({x} / {zero})", f"({zero} * {inf})", f"({x} / {x})", f"({zero} / {zero})"]
+        else:  # int / int is a float: x / (x - x) is an infinity or NaN, then saturates
+            forms += [f"ti.cast({x} / {zero}, ti.{t})", f"({x} // {x})", f"({x} ^ {x})"]
+        return self.choice(forms)
+
     def math(self, t: str, depth: int, ctx: _Context, exact: bool) -> str:
-        if exact or t not in FLOAT_TYPES:
+        if exact or t not in FLOAT_TYPES or t == "f16":
             return self.binary(t, depth, ctx, exact)
         fn = self.choice(TRANSCENDENTAL)
         arg = self.expr(t, depth, ctx, exact)
@@ -202,6 +241,8 @@ class ProgramGen:
         u = self.dtype()
         a, b = self.expr(u, depth, ctx), self.expr(u, depth, ctx)
         cmp = self.choice(("<", "<=", ">", ">=", "==", "!="))
+        if self.chance(0.15):  # `x != x` is true for NaN only: no folding it to False
+            b = a
         text = f"({a} {cmp} {b})"
         if depth > 0 and self.chance(0.2):
             other = self.condition(depth - 1, ctx)
@@ -256,7 +297,7 @@ class ProgramGen:
             kinds += ["if", "while"] + (["for"] if ctx.loop_var or ctx.depth else [])
         if ctx.in_serial_loop:
             kinds.append("jump")
-        if any(v.reduce_only for v in self.visible()):
+        if self.vector_reducers or any(v.reduce_only for v in self.visible()):
             kinds += ["reduce", "reduce"]
         getattr(self, f"stmt_{self.choice(kinds)}")(indent, ctx)
 
@@ -298,15 +339,19 @@ class ProgramGen:
             return self.stmt_declare(indent, ctx)
         arr = self.choice(targets)
         index = ctx.loop_var if arr.name in ctx.owned else self.index(arr, ctx)
-        t = arr.dtype if self.chance(0.7) else self.dtype()
-        exact = arr.exact or t not in FLOAT_TYPES
-        value = self.expr(t, 3, ctx, exact)
+        value = self.stored(arr, arr.dtype if self.chance(0.7) else self.dtype(), 3, ctx)
         if arr.vector and self.chance(0.3):
-            elements = ", ".join(self.expr(arr.dtype, 1, ctx, arr.exact) for _ in range(arr.vector))
+            elements = ", ".join(self.stored(arr, arr.dtype, 1, ctx) for _ in range(arr.vector))
             value = f"ti.Vector([{elements}], dt=ti.{arr.dtype})"
             self.emit(indent, f"{arr.name}[{index}] = {value}")
             return
         self.emit(indent, f"{self.element(arr, index)} = {value}")
+
+    def stored(self, arr: Array, t: str, depth: int, ctx: _Context) -> str:
+        """A value of type `t` to store into `arr` (small integers into an integral array)."""
+        if arr.integral:
+            return self.exact_integer_value(arr.dtype, ctx)
+        return self.expr(t, depth, ctx, arr.exact or t not in FLOAT_TYPES)
 
     def stmt_atomic(self, indent: int, ctx: _Context) -> None:
         targets = [a for a in self.arrays if not ctx.parallel or a.name in ctx.atomic]
@@ -332,8 +377,33 @@ class ProgramGen:
         return self.expr(t, 2, ctx)
 
     def stmt_reduce(self, indent: int, ctx: _Context) -> None:
-        var = self.choice([v for v in self.visible() if v.reduce_only])
+        scalars: list[Var | VectorReducer] = [v for v in self.visible() if v.reduce_only]
+        var = self.choice(scalars + self.vector_reducers)
+        if isinstance(var, VectorReducer):
+            return self.reduce_vector(indent, ctx, var)
         self.emit(indent, f"{var.name} += {self.exact_integer_value(var.dtype, ctx)}")
+
+    def reduce_vector(self, indent: int, ctx: _Context, acc: VectorReducer) -> None:
+        """`acc += v` of a vector (a literal, or an element of a vector field as in `acc +=
+        vel[i]`: small integers for f32), or `acc[k] += x` of one element."""
+        form = self.choice(("literal", "element", "array"))
+        if form == "element":
+            k = self.draw(self.st.integers(0, acc.n - 1))
+            self.emit(indent, f"{acc.name}[{k}] += {self.exact_integer_value(acc.dtype, ctx)}")
+            return
+        sources = [a for a in self.arrays if a.vector == acc.n and a.name not in ctx.atomic]
+        sources = [a for a in sources if a.dtype in INT_TYPES or a.integral]
+        if form == "array" and sources:
+            arr = self.choice(sources)
+            value = f"{arr.name}[{ctx.loop_var if arr.name in ctx.owned else self.index(arr, ctx)}]"
+            if arr.dtype in INT_TYPES and acc.dtype == "f32":
+                value = f"ti.cast({value}, ti.i8)"  # small integers
+            if arr.dtype != acc.dtype:
+                value = f"ti.cast({value}, ti.{acc.dtype})"
+            self.emit(indent, f"{acc.name} += {value}")
+            return
+        parts = ", ".join(self.exact_integer_value(acc.dtype, ctx) for _ in range(acc.n))
+        self.emit(indent, f"{acc.name} += ti.Vector([{parts}], dt=ti.{acc.dtype})")
 
     def stmt_vector(self, indent: int, ctx: _Context) -> None:
         t, n = self.dtype(), self.draw(self.st.integers(2, 4))
@@ -389,16 +459,18 @@ class ProgramGen:
         for _ in range(self.draw(self.st.integers(0, 3))):
             t = self.dtype()
             exact = t not in FLOAT_TYPES or self.chance(0.5)
+            integral = exact and t in ("f32", "f64") and self.chance(0.4)
             if self.chance(0.25):
                 name = self.fresh("n")
                 shape: tuple[int, ...] = (self.draw(self.st.integers(1, 8)),)
-                self.arrays.append(Array(name, t, shape, is_ndarray=True, exact=exact))
+                self.arrays.append(Array(name, t, shape, True, exact=exact, integral=integral))
                 continue
             shape = (self.draw(self.st.integers(1, 8)),)
             if self.chance(0.25):
                 shape += (self.draw(self.st.integers(1, 4)),)
             vector = self.draw(self.st.integers(2, 3)) if self.chance(0.2) else 0
-            self.arrays.append(Array(self.fresh("f"), t, shape, vector=vector, exact=exact))
+            arr = Array(self.fresh("f"), t, shape, vector=vector, exact=exact, integral=integral)
+            self.arrays.append(arr)
 
     def parallel_loop(self) -> None:
         extent = self.draw(self.st.integers(1, 12))
@@ -409,7 +481,8 @@ class ProgramGen:
             if role == "owned" and len(arr.shape) == 1 and arr.shape[0] >= extent:
                 ctx.owned.add(arr.name)
             elif role == "atomic":
-                families = [("add", "sub"), ("max",), ("min",)]
+                exact_sums = arr.dtype in INT_TYPES or arr.integral  # in any order
+                families = [("max",), ("min",)] + ([("add", "sub")] if exact_sums else [])
                 if arr.dtype in INT_TYPES:
                     families += [("and",), ("or",), ("xor",)]
                 ctx.atomic[arr.name] = self.choice(families)
@@ -418,17 +491,32 @@ class ProgramGen:
         for v in outer:
             v.writable = not ctx.parallel
         if ctx.parallel and self.chance(0.5):
-            t = self.choice([t for t in INT_TYPES + FLOAT_TYPES if self.floats or t in INT_TYPES])
+            t = self.choice([t for t in INT_TYPES + self.float_types if t != "f16"])
             reducer = self.fresh("s")
             self.emit(2, f"{reducer} = ti.cast(0, ti.{t})")
             outer.append(Var(reducer, t, writable=False, reduce_only=True))
             saved.append((True, False))
+        acc = self.vector_reducer() if ctx.parallel and self.chance(0.3) else None
         self.emit(2, f"for {name} in range({extent}):")
         self.scopes.append([Var(name, "i32", writable=False)])
         self.block(3, ctx, 4)
         self.scopes.pop()
         for v, (writable, reduce_only) in zip(outer, saved):
             v.writable, v.reduce_only = writable, reduce_only
+        self.vector_reducers = []
+        if acc is not None:  # its total, or one element, for the statements after the loop
+            k = self.draw(self.st.integers(0, acc.n - 1))
+            total, value = self.fresh("v"), f"{acc.name}[{k}]"
+            self.emit(2, f"{total} = {f'{acc.name}.sum()' if self.chance(0.5) else value}")
+            outer.append(Var(total, acc.dtype))
+
+    def vector_reducer(self) -> VectorReducer:
+        """Declares `acc = ti.math.vec2(0)` (or `ivec3`...) for the next parallel loop."""
+        dtype = "f32" if "f32" in self.float_types and self.chance(0.5) else "i32"
+        acc = VectorReducer(self.fresh("acc"), dtype, self.draw(self.st.integers(2, 3)))
+        self.emit(2, f"{acc.name} = ti.math.{'vec' if dtype == 'f32' else 'ivec'}{acc.n}(0)")
+        self.vector_reducers = [acc]
+        return acc
 
     def build(self) -> Program:
         self.declare_arrays()
@@ -489,24 +577,18 @@ def _float_source(value: float) -> str:
 
 
 def _nested(ctx: _Context, serial_loop: bool = False) -> _Context:
-    return _Context(
-        ctx.parallel,
-        ctx.loop_var,
-        ctx.loop_extent,
-        ctx.owned,
-        ctx.atomic,
-        ctx.depth + 1,
-        ctx.in_serial_loop or serial_loop,
-    )
+    """The context of a block inside one of `ctx` (sharing its sets of arrays)."""
+    return replace(ctx, depth=ctx.depth + 1, in_serial_loop=ctx.in_serial_loop or serial_loop)
 
 
-def programs(floats: bool | None = None) -> Any:
-    """The hypothesis strategy of `Program`s (integer-only kernels when `floats` is False)."""
+def programs(floats: bool | None = None, half: bool = True) -> Any:
+    """The hypothesis strategy of `Program`s (integer-only kernels when `floats` is False; no
+    f16 when `half` is False)."""
     from hypothesis import strategies as st
 
     @st.composite
     def strategy(draw: Callable[[Any], Any]) -> Program:
         use_floats = draw(st.booleans()) if floats is None else floats
-        return ProgramGen(draw, use_floats).build()
+        return ProgramGen(draw, use_floats, half).build()
 
     return strategy()

@@ -1,7 +1,8 @@
 """Differential fuzzing, CI budget: random kernels on the CPU back end vs the IR interpreter.
 
 Each example is a generated kernel run on the CPU and interpreted twice (early IR, final IR);
-any disagreement fails with the kernel's source, shrunk by hypothesis to a minimal one. The
+any disagreement fails with the kernel's source, shrunk by hypothesis to a minimal one. Kernels
+run with `fast_math=False` and, in separate tests, with Taichi's default `fast_math=True`. The
 examples are derandomized so CI is repeatable; `python -m tests.fuzz.campaign --examples 5000`
 runs a long random campaign and prints how many kernels it tried.
 """
@@ -31,4 +32,12 @@ def test_random_kernels_agree(program: Program) -> None:
 @settings(CI, max_examples=15)
 @given(programs(floats=False))
 def test_random_integer_kernels_agree_with_fast_math(program: Program) -> None:
+    run_program(program, fast_math=True)
+
+
+@settings(CI, max_examples=25)
+@given(programs(floats=True))
+def test_random_float_kernels_agree_with_fast_math(program: Program) -> None:
+    """Taichi's default `fast_math=True` rounds every operation as IEEE does, as without it
+    (docs/compiler-contract.md): no contraction into FMA, no NaN or infinity assumed away."""
     run_program(program, fast_math=True)

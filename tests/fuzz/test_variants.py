@@ -1,5 +1,6 @@
-"""Generated kernels on the GPU (lavapipe) and in debug mode against the CPU, CI budget, and the
-regressions that this comparison found (float ones in test_gpu_ieee.py)."""
+"""Generated kernels on the GPU (lavapipe), in debug mode and on the CPU's two tiers against the
+CPU, CI budget, and the regressions that these comparisons found (float ones on the GPU in
+test_gpu_ieee.py)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ import math
 import os
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 import tistudio as ti
-from tests.fuzz.generator import Program, programs
+from tests.fuzz.generator import Array, Program, programs
+from tests.fuzz.harness import run_program
 from tests.fuzz.test_fuzz import CI
+from tests.fuzz.tiers import NoOptimisedTier, run_tiers
 from tests.fuzz.variants import run_variants
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
@@ -35,6 +39,50 @@ def test_random_float_kernels_agree_on_the_gpu(program: Program) -> None:
 @given(programs())
 def test_random_kernels_agree_in_debug_mode(program: Program) -> None:
     run_variants(program, gpu=False, debug=True)
+
+
+@settings(CI, max_examples=20)
+@given(programs())
+def test_random_kernels_give_the_same_bits_on_both_cpu_tiers(program: Program) -> None:
+    """The quick and the optimised tier (tiers.py), with Taichi's default `fast_math=True` and
+    without it: every bit, NaN payloads aside."""
+    try:
+        run_tiers(program, fast_math=True)
+        run_tiers(program, fast_math=False)
+    except NoOptimisedTier as e:
+        pytest.skip(str(e))
+
+
+ISSUE_25 = """def make(ti):
+    a = ti.field(ti.f32, shape=(1000,))
+    b = ti.field(ti.f32, shape=(1000,))
+    c = ti.field(ti.f32, shape=(1000,))
+    h = ti.field(ti.f16, shape=(1000,))
+
+    @ti.kernel
+    def kern():
+        for i in range(1000):
+            c[i] = a[i] * b[i] + c[i]
+            b[i] = b[i] / (b[i] - b[i])
+            h[i] = h[i] - ti.cast(a[i], ti.f16) * ti.cast(3, ti.f16)
+
+    return kern, [a, b, c, h]
+"""
+
+
+def test_issue_25_kernels_give_numpys_bits_on_both_tiers_with_fast_math() -> None:
+    """Found by hand (#25), missed by the fuzzer then: with the default `fast_math=True`, the
+    optimised tier fused `a * b + c` into an FMA (the quick tier did not), `x / (x - x)` on a
+    field left the field unchanged (`nnan`/`ninf` let LLVM fold it), and f16 `h - a * 3` skipped
+    the rounding to f16 between `*` and `-` (on a CPU with F16C and AVX-512-FP16)."""
+    shape = (1000,)
+    arrays = [Array(name, "f32", shape) for name in "abc"] + [Array("h", "f16", shape)]
+    program = Program(ISSUE_25, arrays, [], None, True, data_seed=25)
+    run_program(program, fast_math=True)
+    try:
+        run_tiers(program, fast_math=True)
+    except NoOptimisedTier as e:
+        pytest.skip(str(e))
 
 
 def _casts(arch, values: list[float]) -> list[tuple[int, ...]]:  # noqa: ANN001
@@ -90,3 +138,57 @@ def test_division_by_a_constant_zero_is_ieee_on_cpu_and_gpu() -> None:
     assert [("nan" if math.isnan(v) else v) for v in gpu] == [
         ("nan" if math.isnan(v) else v) for v in cpu
     ]
+
+
+def _f16_casts(arch) -> list[tuple[int, ...]]:  # noqa: ANN001
+    ti.init(arch=arch, offline_cache=False, fast_math=False)
+    values = np.array([math.inf, -math.inf, math.nan, 65504.0, -300.5, 3.7], np.float16)
+    out = np.zeros((len(values), 5), np.int64)
+
+    @ti.kernel
+    def casts(a: ti.types.ndarray(dtype=ti.f16, ndim=1), o: ti.types.ndarray(dtype=ti.i64, ndim=2)):
+        for k in range(a.shape[0]):
+            o[k, 0] = ti.cast(ti.cast(a[k], ti.i8), ti.i64)
+            o[k, 1] = ti.cast(ti.cast(a[k], ti.u8), ti.i64)
+            o[k, 2] = ti.cast(ti.cast(a[k], ti.i32), ti.i64)
+            o[k, 3] = ti.cast(ti.cast(a[k], ti.u32), ti.i64)
+            o[k, 4] = ti.cast(a[k], ti.i64)
+
+    casts(values, out)
+    return [tuple(row) for row in out.tolist()]
+
+
+def test_f16_casts_to_integers_saturate_alike_on_cpu_and_gpu() -> None:
+    """Found by GPU fuzzing once the generator drew f16: the GPU converted -inf in f16 as if it
+    were f16's lowest finite value (`i32(-inf)` was -65504, `i8(-inf)` 32), where the CPU
+    saturates to the integer's minimum (as for f32, `_casts` above)."""
+    cpu = _f16_casts(ti.cpu)
+    assert cpu[0] == (-1, 255, 2**31 - 1, 2**32 - 1, 2**63 - 1)
+    assert cpu[1] == (0, 0, -(2**31), 0, -(2**63))
+    assert cpu[2] == (0,) * 5
+    assert _f16_casts(ti.vulkan) == cpu
+
+
+def _quotient_of_a_difference(arch) -> list[float]:  # noqa: ANN001
+    ti.init(arch=arch, offline_cache=False, fast_math=False)
+    out = np.zeros(3, np.float32)
+
+    @ti.kernel
+    def quotient(
+        a: ti.types.ndarray(dtype=ti.f32, ndim=1), o: ti.types.ndarray(dtype=ti.f32, ndim=1)
+    ):
+        for k in range(a.shape[0]):
+            o[k] = ti.cast(a[k], ti.i32) / (ti.cast(a[k], ti.i32) - ti.cast(a[k], ti.i32))
+
+    quotient(np.array([9.3, -2.0, 0.0], np.float32), out)
+    return ["nan" if math.isnan(v) else v for v in out.tolist()]
+
+
+def test_an_integer_divided_by_its_difference_with_itself_is_ieee_on_the_gpu() -> None:
+    """Found by GPU fuzzing of `x / (x - x)` (equal operands): with `x` an i32 loaded three
+    times, lavapipe folds `x - x` to 0 and then `f32(x) / 0.0` to 0, where the CPU (and the GPU
+    when `x` is a local) give the infinity: `ti.cast(x / (x - x), ti.i32) % 7` chose another
+    element; `0 / (0 - 0)` gave 0, not NaN."""
+    cpu = _quotient_of_a_difference(ti.cpu)
+    assert cpu == [math.inf, -math.inf, "nan"]
+    assert _quotient_of_a_difference(ti.vulkan) == cpu

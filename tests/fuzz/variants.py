@@ -49,11 +49,12 @@ def run_variants(program: Program, gpu: bool = True, debug: bool = True) -> None
 def gpu_tolerance(program: Program) -> dict[str, tuple[float, float]]:
     """Kernels of + - * / and sqrt: the harness's tolerance (lavapipe rounds them as the CPU
     does, and WGSL allows 2.5 ULP for division on other adapters); kernels with math functions:
-    what WGSL allows them (`GPU_MATH_F32`)."""
+    what WGSL allows them (`GPU_MATH_F32`; f16 values, never arguments of math functions but
+    maybe casts of their f32 results, to the harness's 4 ULP or `GPU_MATH_F32`'s absolute)."""
     if not any(fn in program.source for fn in TRANSCENDENTAL + ("**",)):
         return TOLERANCE
     f64 = GPU_MATH_F32 if "ti.f32" in program.source else TOLERANCE["f64"]
-    return {"f32": GPU_MATH_F32, "f64": f64}
+    return {"f32": GPU_MATH_F32, "f64": f64, "f16": (TOLERANCE["f16"][0], GPU_MATH_F32[1])}
 
 
 def _release(program: Program, arch: Any) -> Outcome:
