@@ -112,8 +112,28 @@ def _division(dtype: PrimitiveType, a: str, b: str) -> str | None:
     if a == b and not _LITERAL.fullmatch(a):
         return _self_divided(dtype, a)
     if not _FINITE_LITERAL.fullmatch(b):
-        return f"({a} / {uncontracted(b, dtype)})"
+        by_zero = _divided_by_zero(dtype, a, b)
+        return f"select({a} / {uncontracted(b, dtype)}, {by_zero}, {b} == {wgsl.zero(dtype)})"
     return None
+
+
+def _divided_by_zero(dtype: PrimitiveType, a: str, b: str) -> str:
+    """`a / b` for a zero `b`, on the bits: an infinity whose sign is the signs' exclusive or,
+    NaN for a zero or NaN `a`. lavapipe gave 0 for `f32(x) / f32(x - x)` at run time (the
+    divisor a zero it did not see coming), where the CPU gives the infinity."""
+    reg = wgsl.WGSL_TYPE[dtype.name]
+    u = "u64" if dtype.bits == 64 else "u32"
+    sign, inf = (
+        ("0x8000000000000000lu", "0x7ff0000000000000lu")
+        if u == "u64"
+        else (
+            "0x80000000u",
+            "0x7f800000u",
+        )
+    )
+    infinity = f"bitcast<{reg}>(((bitcast<{u}>({a}) ^ bitcast<{u}>({b})) & {sign}) | {inf})"
+    undefined = f"({a} == {wgsl.zero(dtype)} || {is_nan(dtype, a)})"
+    return f"select({infinity}, {wgsl.literal(math.nan, dtype)}, {undefined})"
 
 
 def _as_f32(x: str) -> str:

@@ -392,7 +392,11 @@ def resize_int(src: PrimitiveType, dst: PrimitiveType, x: str) -> str:
 
 def _float_to_int(src: PrimitiveType, dst: PrimitiveType, x: str) -> str:
     """Truncate toward zero. Narrow types go through i32 and wrap, and u32 through the i32
-    pattern for negative values, as the CPU back end does; wider values saturate."""
+    pattern for negative values, as the CPU back end does; wider values saturate. f16 goes
+    through f32 (exactly): the checks' limits are not f16 values (2^31 is inf there), and
+    lavapipe's i32() of an f16 -inf gave -65504."""
+    if src.name == "f16":
+        return _float_to_int(_F32, dst, f"f32({x})")
     dreg = WGSL_TYPE[dst.name]
     if is_narrow(dst):
         through = _saturated("i32", src, x)
