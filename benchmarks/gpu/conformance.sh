@@ -22,6 +22,7 @@ EXAMPLES=${EXAMPLES:-5000}  # kernels per campaign
 JOBS=${JOBS:-12}            # campaign processes at a time (the device machine has 16 cores)
 PARTS=${PARTS:-tests all float}
 SEED=${SEED:-1}             # process k runs hypothesis's seed SEED + k: distinct kernels, repeatable
+LIMIT=${LIMIT:-240}         # seconds a campaign process may take: a kernel that hangs ends it
 SUMMARY=$OUT/conformance.txt
 LOGS=$OUT/logs  # packed into $OUT/details.tgz at the end (the device tool returns 8 files)
 mkdir -p "$LOGS"
@@ -46,7 +47,8 @@ campaign() {  # campaign NAME ARGS...: $EXAMPLES kernels over $JOBS processes
     local name=$1 start=$SECONDS per=$(((EXAMPLES + JOBS - 1) / JOBS)) k
     shift
     for ((k = 0; k < JOBS; k++)); do
-        python3 -m tests.fuzz.campaign --examples "$per" --gpu --seed "$((SEED + k))" "$@" \
+        timeout "$LIMIT" python3 -m tests.fuzz.campaign --examples "$per" --gpu --no-tiers \
+            --fast-math on --seed "$((SEED + k))" "$@" \
             --out "$LOGS/mismatches-$name/$k" >"$LOGS/campaign-$name-$k.txt" 2>&1 &
     done
     wait
@@ -58,7 +60,8 @@ for path in files:
     text = open(path).read()
     m = re.search(r"kernels tried: (\d+); mismatches or errors: (\d+)", text)
     if m is None:
-        print(f"== campaign {name}: {path} has no summary (crashed?):\n{text[-2000:]}")
+        print(f"== campaign {name}: {path} has no summary (crashed, or hung past LIMIT: see its")
+        print(f"   running.py):\n{text[-1500:]}")
         bad += 1
         continue
     tried, bad = tried + int(m[1]), bad + int(m[2])
