@@ -208,11 +208,6 @@ class Program:
         found.save(result)
         return result
 
-    def sync(self) -> None:
-        """Wait for launched kernels (CPU launches are synchronous: nothing to wait for)."""
-        if self.gpu is not None:
-            self.gpu.sync()
-
     def wait_for_optimised(self) -> None:
         """Return once every CPU kernel compiled so far runs its optimised tier (kernels start
         on quick code while a background thread optimises them, `backends/llvm/tiering.py`):

@@ -33,6 +33,11 @@ _F32 = PrimitiveType("f32", 32, "float")
 _LITERAL = re.compile(r"-?[0-9][0-9.e+-]*(f|lf|h)")  # finite: inf and NaN are bitcasts
 _FINITE_LITERAL = re.compile(rf"{_LITERAL.pattern}|c[0-9]+")  # or an `opaque` constant
 _ZERO_LITERAL = re.compile(r"-?0\.0(f|lf)")
+# per float width: the unsigned word of its bits, the sign bit, the bits of +infinity
+_WORD = {
+    32: ("u32", "0x80000000u", "0x7f800000u"),
+    64: ("u64", "0x8000000000000000lu", "0x7ff0000000000000lu"),
+}
 
 
 def opaque(literal: str, dtype: PrimitiveType) -> str | None:
@@ -122,15 +127,7 @@ def _divided_by_zero(dtype: PrimitiveType, a: str, b: str) -> str:
     NaN for a zero or NaN `a`. lavapipe gave 0 for `f32(x) / f32(x - x)` at run time (the
     divisor a zero it did not see coming), where the CPU gives the infinity."""
     reg = wgsl.WGSL_TYPE[dtype.name]
-    u = "u64" if dtype.bits == 64 else "u32"
-    sign, inf = (
-        ("0x8000000000000000lu", "0x7ff0000000000000lu")
-        if u == "u64"
-        else (
-            "0x80000000u",
-            "0x7f800000u",
-        )
-    )
+    u, sign, inf = _WORD[dtype.bits]
     infinity = f"bitcast<{reg}>(((bitcast<{u}>({a}) ^ bitcast<{u}>({b})) & {sign}) | {inf})"
     undefined = f"({a} == {wgsl.zero(dtype)} || {is_nan(dtype, a)})"
     return f"select({infinity}, {wgsl.literal(math.nan, dtype)}, {undefined})"
@@ -171,8 +168,7 @@ def _signed_zero(dtype: PrimitiveType, x: str, flip: bool) -> str:
     """A zero with the sign of `x` (flipped if `flip`), made on the bits: NVIDIA's driver
     (580) gave -0.0 for `select(0.0f, -0.0f, c)` whatever `c` was (a constant pool where the
     two zeros are one), so `1.0 * 0.0` came out -0.0."""
-    u = "u64" if dtype.bits == 64 else "u32"
-    sign = "0x8000000000000000lu" if u == "u64" else "0x80000000u"
+    u, sign, _ = _WORD[dtype.bits]
     bits = f"(bitcast<{u}>({x}) & {sign})"
     reg = wgsl.WGSL_TYPE[dtype.name]
     return f"bitcast<{reg}>({bits} ^ {sign})" if flip else f"bitcast<{reg}>({bits})"
