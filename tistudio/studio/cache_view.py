@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import html
 import pathlib
 from typing import Any
 
 import anywidget
 import traitlets
+
+from tistudio.studio.markup import Markup, element
 
 STATIC = pathlib.Path(__file__).parent / "static"
 
@@ -54,17 +55,9 @@ class CacheView(anywidget.AnyWidget):
             self.rows = cache_rows(self.kernels)
             self.updates += 1
 
-    def static_html(self) -> str:
-        head = "".join(
-            f"<th>{h}</th>" for h in ("kernel", "signature", "arch", "compile ms", "hits", "misses")
-        )
-        body = "".join(
-            "<tr>"
-            + "".join(
-                f"<td>{html.escape(str(r[k]))}</td>"
-                for k in ("kernel", "signature", "arch", "compile_ms", "hits", "misses")
-            )
-            + "</tr>"
-            for r in self.rows
-        )
-        return f"<table><tr>{head}</tr>{body}</table>"
+    def static_html(self) -> Markup:
+        titles = ("kernel", "signature", "arch", "compile ms", "hits", "misses")
+        keys = ("kernel", "signature", "arch", "compile_ms", "hits", "misses")
+        head = element("tr", *(element("th", title) for title in titles))
+        rows = (element("tr", *(element("td", r[k]) for k in keys)) for r in self.rows)
+        return element("table", head, *rows)

@@ -19,6 +19,8 @@ from typing import Any
 import anywidget
 import traitlets
 
+from tistudio.studio.markup import Markup, element
+
 STATIC = pathlib.Path(__file__).parent / "static"
 MAX_DOWNLOAD_BYTES = 32 * 1024 * 1024  # bigger archives get no in-page download link
 UNAVAILABLE = "AOT export is not available yet: tistudio.aot has no Module (issue #7)."
@@ -165,5 +167,5 @@ class ExportPanel(anywidget.AnyWidget):
             raise RuntimeError(f"the exporter wrote no file at {target}")
         return target
 
-    def static_html(self) -> str:
-        return f"<div>export: {self.status} {self.message}</div>"
+    def static_html(self) -> Markup:
+        return element("div", f"export: {self.status} {self.message}")

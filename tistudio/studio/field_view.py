@@ -20,6 +20,7 @@ import traitlets
 
 from tistudio.events import bus
 from tistudio.studio import frames
+from tistudio.studio.markup import Markup, element
 from tistudio.studio.throttle import Throttle
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -195,14 +196,14 @@ class FieldView(anywidget.AnyWidget):
         kind = "vector magnitude " if self.vector else ""
         return f"{self.title}: {kind}{shape}, {_stats_text(self)}"
 
-    def static_html(self) -> str:
+    def static_html(self) -> Markup:
         """What notebook viewers without the widget's JavaScript show."""
         png = base64.b64encode(self.snapshot()).decode()
-        return (
-            f'<div class="tistudio-static"><img alt="{self.title}" '
-            f'src="data:image/png;base64,{png}" style="max-width:480px"/>'
-            f"<div>{self.title}: {_stats_text(self)}</div></div>"
+        picture = element(
+            "img", alt=self.title, src=f"data:image/png;base64,{png}", style="max-width:480px"
         )
+        caption = element("div", f"{self.title}: {_stats_text(self)}")
+        return element("div", picture, caption, class_="tistudio-static")
 
 
 def render_png(values: np.ndarray, title: str, cmap: str, slice_index: int = 0) -> bytes:

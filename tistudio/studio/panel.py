@@ -21,6 +21,7 @@ from tistudio.lang.field import is_usable
 from tistudio.studio.cache_view import CacheView
 from tistudio.studio.export import Exporter, ExportPanel
 from tistudio.studio.field_view import FieldView, snode_ids
+from tistudio.studio.markup import Markup, element
 from tistudio.studio.passes_view import PassExplorer
 from tistudio.studio.throttle import Throttle
 
@@ -259,13 +260,13 @@ class Panel(ipywidgets.VBox):
         lines += [view.static_text() for view in self.field_views.values()]
         return "\n".join(lines)
 
-    def static_html(self) -> str:
+    def static_html(self) -> Markup:
         """The panel as plain HTML, for viewers without the widgets' JavaScript (nbviewer)."""
         names = ", ".join(self.header.kernels) or "no kernels"
-        parts = [f"<b>tistudio</b> — {names} on {self.header.arch}"]
+        parts = [element("b", "tistudio"), f" — {names} on {self.header.arch}"]
         for child in self.children:
             if hasattr(child, "static_html"):
                 parts.append(child.static_html())
         for view in self.field_views.values():
             parts.append(view.static_html())
-        return '<div class="tistudio-static">' + "".join(parts) + "</div>"
+        return element("div", *parts, class_="tistudio-static")

@@ -18,6 +18,8 @@ from typing import Any
 import anywidget
 import traitlets
 
+from tistudio.studio.markup import Markup, element
+
 STATIC = pathlib.Path(__file__).parent / "static"
 MAX_CODE_CHARS = 400_000  # LLVM IR of a big kernel can run to megabytes; the rest is cut
 NO_WGSL = "WebGPU back end not available: this kernel was compiled for the CPU."
@@ -165,13 +167,18 @@ class PassExplorer(anywidget.AnyWidget):
             self.data = data
             self.pass_index = -1
 
-    def static_html(self) -> str:
-        rows = "".join(
-            f"<tr><td>{p['name']}</td><td>{p['ms']:.2f} ms</td><td>{p['stmts']}</td></tr>"
+    def static_html(self) -> Markup:
+        head = element("tr", *(element("th", h) for h in ("pass", "time", "statements")))
+        rows = (
+            element(
+                "tr",
+                element("td", p["name"]),
+                element("td", f"{p['ms']:.2f} ms"),
+                element("td", p["stmts"]),
+            )
             for p in self.data.get("passes", [])
         )
         label = self.data.get("label", "no instantiation yet")
-        return (
-            f"<details><summary>passes of {label}</summary><table>"
-            f"<tr><th>pass</th><th>time</th><th>statements</th></tr>{rows}</table></details>"
+        return element(
+            "details", element("summary", f"passes of {label}"), element("table", head, *rows)
         )
