@@ -8,13 +8,16 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
+import llvmlite.binding as llvm
 import numpy as np
 
 from tests.backends.llvm.helpers import SAXPY, compile_text, kernel_text, ndarray, scalar
 from tistudio.backends.llvm import CpuBackend, unlocked
+from tistudio.backends.llvm.backend import default_backend
 from tistudio.backends.llvm.jit import QUICK_SUFFIX
 from tistudio.backends.llvm.launcher import estimated_work
 from tistudio.backends.llvm.tiering import QUICK_WORK_LIMIT
@@ -85,25 +88,58 @@ TINY = "define i32 @tiny(i32 %a) {\n  %b = add i32 %a, 1\n  ret i32 %b\n}"
 
 
 def test_the_optimisers_long_calls_do_not_hold_up_a_quick_compile(tiered_backend) -> None:
-    """While the optimiser runs LLVM's O3 pipeline or code generator on one kernel (~0.5 s
-    each here), the user's thread compiles its next kernel's quick code at once: those calls
-    skip llvmlite's global lock (unlocked.py). Holding it, they made the quick compile wait for
-    the rest of the call (12-15 ms of a second kernel's ~45 ms first call in a fresh process)."""
-    count = 60
+    """While the optimiser runs LLVM's O3 pipeline or code generator on one kernel, the user's
+    thread compiles its next kernel's quick code at once: those two calls skip llvmlite's
+    global lock (unlocked.py). Holding it, they made the quick compile wait for the rest of the
+    call (12-15 ms of a second kernel's ~45 ms first call in a fresh process, as
+    `benchmarks/cases/compile_next.py` measures; here only the order of events is checked).
+
+    llvmlite announces every taking of its lock (`register_lock_callback`): no taking may
+    come from inside the optimiser's long calls, and the quick compile must take it while the
+    optimiser is inside one (`CALL_LOCK` held)."""
+    default_backend().wait_for_optimised()  # no other optimiser inside a long call
+    optimiser = tiered_backend.optimiser
+    taken: list[tuple[int, bool, str | None]] = []  # (thread, CALL_LOCK held, long call)
+
+    def on_take() -> None:
+        names = {f.f_code for f in _frames(sys._getframe(1))}
+        inside = next((c.co_name for c in LONG_CALLS if c in names), None)
+        taken.append((threading.get_ident(), unlocked.CALL_LOCK.locked(), inside))
+
+    def on_release() -> None:
+        pass
+
+    count = 60  # ~0.5 s of O3 and as much code generation on an idle machine
     functions = [f"loop{k}" for k in range(count)]
-    optimised = tiered_backend.optimiser.submit(_loops_module(count), functions, 3)
-    deadline = time.monotonic() + 60
-    while not unlocked.CALL_LOCK.locked():  # wait until the optimiser is inside a long call
-        assert not optimised.ready and time.monotonic() < deadline
-        time.sleep(0.001)
-    start = time.perf_counter()
-    quick = tiered_backend.jit.compile_quick(TINY, ["tiny"])
-    quick_ms = (time.perf_counter() - start) * 1e3
-    stages = optimised.wait().stage_ms
-    assert len(quick.addresses) == 1 and all(optimised.wait().addresses)
-    shortest = min(stages["llvm_optimise"], stages["machine_code"])
-    assert shortest > 100, stages  # long enough for the comparison below to mean something
-    assert quick_ms < shortest / 4, (quick_ms, stages)
+    llvm.ffi.register_lock_callback(on_take, on_release)
+    try:
+        optimised = optimiser.submit(_loops_module(count), functions, 3)
+        deadline = time.monotonic() + 600  # generous: a hung optimiser is all it catches
+        while not unlocked.CALL_LOCK.locked():  # wait until the optimiser is inside a long call
+            assert not optimised.ready and time.monotonic() < deadline
+            time.sleep(0.001)
+        quick = tiered_backend.jit.compile_quick(TINY, ["tiny"])
+        result = optimised.wait()
+    finally:
+        llvm.ffi.unregister_lock_callback(on_take, on_release)
+    assert len(quick.addresses) == 1 and all(result.addresses)
+    assert {"llvm_optimise", "machine_code"} <= set(result.stage_ms)
+    worker = optimiser._thread.ident
+    within = [(call, held) for thread, held, call in taken if thread == worker and call]
+    # emit_object takes llvmlite's lock for its output buffers, after the long call
+    assert all(call == "emit_object" and not held for call, held in within), within
+    mine = threading.get_ident()
+    assert any(held for thread, held, _ in taken if thread == mine), "never beside a long call"
+
+
+# the optimiser's two long calls (unlocked.py): llvmlite's lock is never taken inside them
+LONG_CALLS = (unlocked.run_module_passes.__code__, unlocked.emit_object.__code__)
+
+
+def _frames(frame):
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
 
 
 def test_tiering_off_compiles_optimised_code_before_the_first_launch() -> None:
@@ -219,6 +255,11 @@ def test_a_heavy_launch_is_compiled_at_o3_before_it_runs(tiered_backend) -> None
     params = [scalar("a", "f32"), ndarray("x", "f32", 1), ndarray("y", "f32", 1)]
     ex = compile_text(tiered_backend, heavy, params=params)
     assert ex.optimised is None and re.search(r"<(8|16) x float>", ex.llvm_ir_optimized)
+    assert "llvm_optimise" in ex.stage_ms  # O3 ran in the compile, before any launch
+    x = np.arange(2 * QUICK_WORK_LIMIT, dtype=np.float32)
+    y = np.ones_like(x)
+    ex.launch([2.0, x, y], [])  # the O3 code runs: every element of the heavy range is written
+    np.testing.assert_array_equal(y, 2 * x + 1)
     light = compile_text(tiered_backend, SAXPY, params=params)
     assert light.optimised is not None
     assert estimated_work(parse_ir(kernel_text(heavy))) == 2 * QUICK_WORK_LIMIT
