@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import zipfile
 from collections.abc import Callable
 
@@ -75,11 +76,16 @@ def _graph(kernel: str) -> bytes:
 
 
 def _rehashed(name: str, data: bytes) -> Callable[[dict[str, bytes]], None]:
-    """Replace an artifact and its hash: the change passes the checksum."""
+    """Replace an artifact and its hash, keeping the binding marker the old one carried
+    (`aot/binding.py`): the change passes the checksum and the binding check."""
 
     def mutate(files: dict[str, bytes]) -> None:
-        files[name] = data
-        _meta(lambda m: m["artifacts"].update({name: hashlib.sha256(data).hexdigest()}))(files)
+        found = re.search(rb"tistudio-aot-binding:[0-9a-f]{64}:[0-9a-f]{64}", files[name])
+        assert found is not None
+        mark = found.group()
+        new = b"// " + mark + b"\n" + data if name.endswith(".wgsl") else data + mark
+        files[name] = new
+        _meta(lambda m: m["artifacts"].update({name: hashlib.sha256(new).hexdigest()}))(files)
 
     return mutate
 

@@ -7,14 +7,16 @@ over its whole range: `task(ctx, begin, end)`; bounds computed on the device are
 global temporaries) and returns its value. Field sizes and places are macros. The object code
 calls libm (and with `approx_math` libmvec, through scalar functions it defines itself, see
 `backends/llvm/vecmath.py`): link with `-lmvec -lm`. `python -m tistudio.aot cheader module.tcm
--o module.h` writes it.
+-o module.h` writes it. No text of the metadata reaches C unchecked: names are identifiers
+(refused otherwise) or made into one (`c_name`), numbers are integers.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from tistudio.aot.format import AotModuleError
+from tistudio.aot.format import AotModuleError, is_identifier
 
 C_TYPES = {
     "i8": "int8_t",
@@ -37,6 +39,20 @@ def c_name(name: str) -> str:
     return ident if not ident[:1].isdigit() else f"_{ident}"
 
 
+def _ident(name: Any, what: str) -> str:
+    """`name`, which goes into C as it is: refused unless it is an identifier."""
+    if not is_identifier(name):
+        raise AotModuleError(f"{what} {name!r} is not a C identifier; it cannot go into C")
+    return name
+
+
+def _int(value: Any, what: str) -> int:
+    """`value`, which goes into C as a number: refused unless it is an integer."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise AotModuleError(f"{what} is {value!r}, not an integer")
+    return value
+
+
 def c_header(meta: dict, guard: str = "TISTUDIO_MODULE_H") -> str:
     """The header's text for the CPU module `meta`."""
     if meta["arch"] != "cpu":
@@ -52,7 +68,8 @@ def c_header(meta: dict, guard: str = "TISTUDIO_MODULE_H") -> str:
         f"#define TISTUDIO_NUM_TREES {len(meta['trees'])}",
     ]
     for tree in meta["trees"]:
-        lines.append(f"#define TISTUDIO_TREE_{tree['id']}_SIZE {tree['size']}")
+        tree_id, size = _int(tree["id"], "a tree id"), _int(tree["size"], "a tree size")
+        lines.append(f"#define TISTUDIO_TREE_{tree_id}_SIZE {size}")
     for field in meta["fields"]:
         lines += _field_macros(field)
     for kernel in meta["kernels"]:
@@ -62,15 +79,19 @@ def c_header(meta: dict, guard: str = "TISTUDIO_MODULE_H") -> str:
 
 
 def _field_macros(field: dict) -> list[str]:
-    name = c_name(field["field_name"]).upper()
+    """Macros of one field. Every name and number is checked before it goes into C."""
+    name = _ident(field["field_name"], "field name")
     first = field["components"][0]
-    shape = field["shape"] + field["element_shape"]
+    shape = [_int(n, f"field {name}: an extent") for n in field["shape"] + field["element_shape"]]
+    tree = _int(field["tree"], f"field {name}: the tree")
+    dtype = _ident(field["dtype"], f"field {name}: the dtype")
+    macro = name.upper()
     return [
-        f"/* field {field['field_name']}: {field['dtype']}{shape}, tree {field['tree']} */",
-        f"#define TISTUDIO_FIELD_{name}_TREE {field['tree']}",
-        f"#define TISTUDIO_FIELD_{name}_OFFSET {first['offset']}",
+        f"/* field {name}: {dtype}{shape}, tree {tree} */",
+        f"#define TISTUDIO_FIELD_{macro}_TREE {tree}",
+        f"#define TISTUDIO_FIELD_{macro}_OFFSET {_int(first['offset'], f'field {name}: offset')}",
         *(
-            f"#define TISTUDIO_FIELD_{name}_STRIDE{axis} {stride}"
+            f"#define TISTUDIO_FIELD_{macro}_STRIDE{axis} {_int(stride, f'field {name}: stride')}"
             for axis, stride in enumerate(first["strides"])
         ),
     ]
@@ -82,22 +103,22 @@ def _kernel(kernel: dict) -> list[str]:
         raise AotModuleError(f"kernel {kernel['name']!r} prints; C headers do not support print")
     name = c_name(kernel["name"])
     params, fills = _params(kernel, spec)
-    rets = [C_TYPES[r["dtype"]] for r in kernel["rets"]]
+    rets = [_c_type(r["dtype"]) for r in kernel["rets"]]
     if len(rets) > 1:
         params += [f"{t} *ret{k}" for k, t in enumerate(rets)]
     result = rets[0] if len(rets) == 1 else "void"
-    lines = [f"/* kernel {kernel['name']} */"]
+    lines = [f"/* kernel {name} */"]
     for task, function in zip(kernel["tasks"], spec["functions"]):
         extra = ", int32_t lo, int32_t hi" if task["task_type"] == "range_for" else ""
-        lines.append(f"void {function}(void *ctx{extra});")
+        lines.append(f"void {_ident(function, 'symbol')}(void *ctx{extra});")
     signature = ", ".join(["uint8_t *const *trees", *params])
     lines += [
         f"static inline {result} tistudio_{name}({signature}) {{",
-        f"    int64_t ctx[{spec['layout']['num_slots']}] = {{0}};",
-        f"    int64_t gtmp[{max(1, -(-kernel['gtmp_size'] // 8))}] = {{0}};",
+        f"    int64_t ctx[{_int(spec['layout']['num_slots'], 'num_slots')}] = {{0}};",
+        f"    int64_t gtmp[{max(1, -(-_int(kernel['gtmp_size'], 'gtmp_size') // 8))}] = {{0}};",
         "    ctx[0] = (int64_t)(intptr_t)gtmp;",
         *(
-            f"    ctx[{slot}] = (int64_t)(intptr_t)trees[{tree}];"
+            f"    ctx[{_int(slot, 'a slot')}] = (int64_t)(intptr_t)trees[{_int(tree, 'a tree')}];"
             for tree, slot in spec["layout"]["root_slots"]
         ),
         *fills,
@@ -112,7 +133,8 @@ def _kernel(kernel: dict) -> list[str]:
 def _params(kernel: dict, spec: dict) -> tuple[list[str], list[str]]:
     params, fills = [], []
     for arg, (_, slot, shape_slots) in zip(kernel["args"], spec["layout"]["params"]):
-        ctype, arg_name = C_TYPES[arg["dtype"]], c_name(arg["name"])
+        ctype, arg_name = _c_type(arg["dtype"]), _ident(arg["name"], "argument name")
+        slot, shape_slots = _int(slot, "a slot"), [_int(s, "a slot") for s in shape_slots]
         if arg["ptype"] == 1:
             params.append(f"{ctype} *{arg_name}")
             params += [f"int64_t {arg_name}_shape{axis}" for axis in range(len(shape_slots))]
@@ -143,7 +165,14 @@ def _calls(kernel: dict, spec: dict) -> list[str]:
 
 def _bound(const: bool, value: int) -> str:
     """A constant bound, or one an earlier task wrote into the global temporaries."""
+    value = _int(value, "a range bound")
     return str(value) if const else f"*(int32_t *)((uint8_t *)gtmp + {value})"
+
+
+def _c_type(dtype: Any) -> str:
+    if dtype not in C_TYPES:
+        raise AotModuleError(f"dtype {dtype!r} has no C type here")
+    return C_TYPES[dtype]
 
 
 def _returns(rets: list[str]) -> list[str]:

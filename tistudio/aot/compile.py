@@ -5,12 +5,20 @@ program's back end. On the CPU the object code's symbols are named after the mod
 name and a hash of its final IR (never after a per-process counter), so the same module gives
 the same bytes in every process, and two modules loaded into one process never clash. On the
 GPU each task's WGSL is kept with the bindings its bind group needs and its dispatch size.
+Source locations keep only the file's base name: a module holds no path of the machine that
+built it, and the same source gives the same module wherever it lives. `bind_object` puts the
+metadata's digest into a kernel's object code (`binding.py`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from typing import Any
 
+import llvmlite.binding as llvm
+
+from tistudio.aot.binding import bind_llvm_ir
 from tistudio.aot.format import PTYPE_NDARRAY, PTYPE_SCALAR, required_wgpu_features
 from tistudio.ir import statements as s
 from tistudio.ir.printer import print_ir
@@ -23,6 +31,7 @@ from tistudio.runtime.offline_cache import make_key
 def compile_artifacts(ir: Kernel, program: Any, stem: str) -> tuple[dict, dict[str, bytes]]:
     """(metadata entry, files) of the frontend IR `ir` compiled for `program`'s arch; file
     names start with `stem`."""
+    _strip_paths(ir)
     ctx = PassContext(program.config)
     compile_to_final_ir(ir, ctx)
     entry = {
@@ -94,6 +103,27 @@ def _gpu(ir: Kernel, program: Any, stem: str, entry: dict) -> dict[str, bytes]:
         "print_formats": [[f.template, list(map(str, f.dtypes))] for f in executable.print_formats],
     }
     return files
+
+
+def bind_object(llvm_ir: str, mark: str, symbol: str, jit: Any) -> tuple[str, bytes]:
+    """(LLVM IR, object code) of the optimised module `llvm_ir` with `mark` added as the
+    constant `symbol`: code generation again, without optimising (the text is optimised)."""
+    text = bind_llvm_ir(llvm_ir, mark, symbol)
+    context = llvm.create_context()  # not the engine's: nothing here touches its modules
+    parsed = llvm.parse_assembly(text, context)
+    parsed.verify()
+    obj = jit.object_target_machine(3).emit_object(parsed)
+    parsed.close()
+    return text, obj
+
+
+def _strip_paths(ir: Kernel) -> None:
+    """Keep only the base name of every statement's source file."""
+    for stmt in ir.walk():
+        loc = stmt.loc
+        if loc is not None and re.search(r"[/\\]", loc.filename):
+            base = re.split(r"[/\\]", loc.filename)[-1]
+            stmt.loc = dataclasses.replace(loc, filename=base)
 
 
 def _tasks(ir: Kernel) -> list[s.Offloaded]:

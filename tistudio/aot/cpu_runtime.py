@@ -1,7 +1,10 @@
 """Running a CPU module: object code into a fresh MCJIT engine, fields in NumPy buffers.
 
-Each loaded module gets its own `JitEngine`, so two modules (or a module and the JIT kernels of
-the same program) never see each other's symbols. Launching goes through the same
+Memory for the trees is allocated only once the loader has checked that the metadata is
+bound to the code (`allocate`); each kernel's spec is checked against its entry, and the entry
+against its code, before its object is loaded. Each loaded module gets its own `JitEngine`,
+so two modules (or a module and the JIT kernels of the same program) never see each other's
+symbols. Launching goes through the same
 `CpuExecutable` as JIT kernels, built from the `KernelSpec` stored in the metadata, on the
 process's one thread pool. Object code is specific to the target it was built for (triple and
 CPU features), which the loader checks before anything runs.
@@ -10,6 +13,7 @@ CPU features), which the loader checks before anything runs.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 
 import numpy as np
 
@@ -32,27 +36,40 @@ class CpuModuleRuntime:
         self.jit = JitEngine()
         _check_target(meta.get("target", {}), self.jit)
         self.buffers: dict[int, np.ndarray] = {}
-        for tree in meta["trees"]:
-            raw = np.zeros(tree["size"] + _ALIGN, np.uint8)
+        self.tree_sizes: dict[int, int] = {}
+        self.roots: list[int] = []
+
+    def allocate(self, trees: list[dict]) -> None:
+        """Zeroed, 64-byte aligned memory for each tree (ids 0, 1, 2 ..., checked)."""
+        for tree in trees:
+            try:
+                raw = np.zeros(tree["size"] + _ALIGN, np.uint8)
+            except MemoryError:
+                message = f"tree {tree['id']} ({tree['size']} bytes): out of memory"
+                raise AotModuleError(message) from None
             start = (-raw.ctypes.data) % _ALIGN
             self.buffers[tree["id"]] = raw[start : start + max(tree["size"], 1)]
-        count = max(self.buffers, default=-1) + 1
-        self.roots = [self.buffers[t].ctypes.data if t in self.buffers else 0 for t in range(count)]
+            self.tree_sizes[tree["id"]] = tree["size"]
+        self.roots = [self.buffers[t].ctypes.data for t in range(len(self.buffers))]
 
-    def executable(self, entry: dict) -> CpuExecutable:
+    def executable(self, entry: dict, verify: Callable[[], None]) -> CpuExecutable:
+        """The kernel of `entry`, once its spec agrees with its entry and `verify` (the
+        binding of the entry to its code, `binding.py`) passes."""
         cpu = entry["cpu"]
         try:
             spec = KernelSpec.from_json(cpu["spec"])
-        except (KeyError, TypeError, ValueError, IndexError) as e:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
             raise AotModuleError(f"kernel {entry['name']!r}: bad cpu.spec ({e!r})") from None
-        _check_spec(entry, spec, set(self.buffers))
-        if cpu["object"] not in self.files:
-            raise AotModuleError(f"kernel {entry['name']!r}: the module lacks {cpu['object']!r}")
-        check_object(self.files[cpu["object"]], cpu["object"], self.jit.triple)
+        _check_spec(entry, spec, self.tree_sizes)
+        verify()
+        name = cpu["object"]
+        if name not in self.files:
+            raise AotModuleError(f"kernel {entry['name']!r}: the module lacks {name!r}")
+        check_object(self.files[name], name, self.jit.triple)
         try:
-            compiled = self.jit.load_object(self.files[cpu["object"]], list(spec.functions))
-        except RuntimeError as e:
-            raise AotModuleError(f"kernel {entry['name']!r}: cannot load its code ({e})") from None
+            compiled = self.jit.load_object(self.files[name], list(spec.functions))
+        except (RuntimeError, ValueError, OSError) as e:  # an unresolved symbol, bad object code
+            raise AotModuleError(f"kernel {entry['name']!r}: cannot load {name!r} ({e})") from None
         config = CompileConfig(cpu_max_num_threads=cpu["threads"])
         return CpuExecutable(spec, config, compiled, self.backend.pool, self.backend.prints(spec))
 
@@ -119,23 +136,31 @@ def _check_target(target: dict, jit: JitEngine) -> None:
         )
 
 
-def _check_spec(entry: dict, spec: KernelSpec, trees: set[int]) -> None:
+def _check_spec(entry: dict, spec: KernelSpec, trees: dict[int, int]) -> None:
     """The spec must agree with the kernel's metadata: the loader fills the argument buffer
-    slots it lists, so a spec that disagrees would write where it should not."""
+    slots it lists and checks arguments by the entry's dtypes, so a spec that disagrees would
+    write where it should not. (Whether the two are what the code was built with is the
+    binding's check, which comes next.)"""
     layout = spec.layout
-    params = [
-        (p.name, "ndarray" if a["ptype"] == 1 else "scalar")
-        for p, a in zip(spec.params, entry["args"])
+    params = [(p.name, p.kind, str(p.dtype), p.ndim) for p in spec.params]
+    declared = [
+        (a["name"], "ndarray" if a["ptype"] == 1 else "scalar", a["dtype"], a["ndim"])
+        for a in entry["args"]
     ]
-    declared = [(a["name"], "ndarray" if a["ptype"] == 1 else "scalar") for a in entry["args"]]
     slots = [p.slot for p in layout.params] + [s for p in layout.params for s in p.shape_slots]
     slots += list(layout.root_slots.values())
     ok = (
         params == declared
         and len(layout.params) == len(spec.params)
-        and set(layout.root_slots) <= trees
-        and all(0 <= s < layout.num_slots for s in slots)
+        and all(len(s.shape_slots) == p.ndim for s, p in zip(layout.params, spec.params))
+        and sorted(layout.root_slots) == sorted(entry["trees"])
+        and set(layout.root_slots) <= set(trees)
+        and all(isinstance(s, int) and 0 <= s < layout.num_slots for s in slots)
+        and len(set(slots)) == len(slots)
+        and layout.num_slots <= 1 << 16
+        and spec.gtmp_size == entry["gtmp_size"]
         and len(spec.functions) >= len(spec.tasks)
+        and all(0 <= k < len(spec.params) for k, _ in spec.written_arrays)
     )
     if not ok:
         raise AotModuleError(f"kernel {entry['name']!r}: cpu.spec disagrees with its metadata")

@@ -21,6 +21,7 @@ GRAPHS = "graphs.json"
 CONTENT = "__content__"
 VERSION = "__version__"
 REQUIRED_FILES = (METADATA, GRAPHS, CONTENT, VERSION)
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # names that reach C: fields, args, symbols
 PTYPE_SCALAR, PTYPE_NDARRAY = 0, 1  # Taichi's ParameterType numbering
 TAG_SCALAR, TAG_NDARRAY = 0, 2  # Taichi's ArgKind numbering (graphs.json)
 # wgpu features a WGSL module needs, by what its text contains
@@ -63,6 +64,20 @@ def safe_file_stem(name: str, taken: set[str]) -> str:
         candidate, n = f"{stem}_{n}", n + 1
     taken.add(candidate)
     return candidate
+
+
+def is_identifier(name: object) -> bool:
+    """Whether `name` is a C (and Python) identifier of ASCII letters, digits and `_`."""
+    return isinstance(name, str) and IDENTIFIER.fullmatch(name) is not None
+
+
+def is_kernel_name(name: object) -> bool:
+    """Whether `name` is a kernel name a module may hold: an identifier, then for a template
+    instantiation `|` and its key (printable ASCII, no `*/`; see `Module._template_key`)."""
+    if not isinstance(name, str) or len(name) > 1000:
+        return False
+    head, bar, key = name.partition("|")
+    return is_identifier(head) and key.isascii() and key.isprintable() and "*/" not in key
 
 
 def check_member_name(name: str) -> str:

@@ -10,6 +10,7 @@ that are brought up to date only when Python reads them.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,15 +62,22 @@ class GpuModuleRuntime:
                 f"the module needs {', '.join(missing)}, which this adapter "
                 f"({self.device.caps.description}) does not offer"
             )
-        trees = sorted(meta["trees"], key=lambda t: t["id"])
-        self.trees = [_Tree(t["id"], np.zeros(max(t["size"], 4), np.uint8)) for t in trees]
-        if [t.id for t in self.trees] != list(range(len(self.trees))):
-            raise AotModuleError("metadata.json: tree ids must be 0, 1, 2, ...")
-        self.memory = GpuMemory(self.device, self.trees)
+        self.trees: list[_Tree] = []
+        self.memory: GpuMemory  # made by `allocate`
         self.roots: list[int] = []
         self.prints: GpuPrintBuffer | None = None  # made for the first kernel that prints
 
-    def executable(self, entry: dict) -> GpuExecutable:
+    def allocate(self, trees: list[dict]) -> None:
+        """Host copies and device buffers of the trees (ids 0, 1, 2 ..., checked)."""
+        try:
+            self.trees = [_Tree(t["id"], np.zeros(max(t["size"], 4), np.uint8)) for t in trees]
+        except MemoryError:
+            raise AotModuleError("the module's trees do not fit in memory") from None
+        self.memory = GpuMemory(self.device, self.trees)
+
+    def executable(self, entry: dict, verify: Callable[[], None]) -> GpuExecutable:
+        """The kernel of `entry`, once `verify` (its binding to its WGSL) passes."""
+        verify()
         return LoadedGpuExecutable(entry, self)
 
     def print_buffer(self) -> GpuPrintBuffer:

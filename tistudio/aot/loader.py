@@ -1,8 +1,11 @@
 """`tistudio.aot.load(path, arch=...)`: run a module with NumPy arrays, without the compiler.
 
 Loading reads the module (folder or `.tcm`), checks its version, schema and artifact hashes,
-and builds a runtime for its arch: on the CPU the object code goes into a fresh MCJIT engine
-(`cpu_runtime.py`), on the GPU the WGSL becomes compute pipelines (`gpu_runtime.py`). Nothing
+that the metadata is the one its code was built with (`binding.py`: the whole module before
+any memory is allocated, each kernel before its code is loaded), and builds a runtime for its
+arch: on the CPU the object code goes into a fresh MCJIT engine (`cpu_runtime.py`), on the GPU
+the WGSL becomes compute pipelines (`gpu_runtime.py`). Errors start with the module's path.
+Nothing
 here imports `tistudio.frontend` or `tistudio.passes`; a test runs a module in a process where
 importing them fails.
 """
@@ -16,46 +19,75 @@ from typing import Any
 
 import numpy as np
 
+from tistudio.aot import binding
 from tistudio.aot.archive import read_module
 from tistudio.aot.format import GRAPHS, METADATA, VERSION, AotModuleError, check_version, loads
 from tistudio.aot.schema import check_graphs, check_metadata
 from tistudio.arch import backend_of
 
 
-def load(path: str | os.PathLike, arch: Any = None) -> LoadedModule:
-    """The module at `path`, ready to run on `arch` (default: the arch it was built for)."""
-    files = read_module(path)
-    check_version(files[VERSION].decode("utf-8", "replace"))
-    meta = check_metadata(loads(METADATA, files[METADATA]))
-    graphs = check_graphs(loads(GRAPHS, files[GRAPHS]), meta)
+def load(
+    path: str | os.PathLike, arch: Any = None, expect_sha256: str | None = None
+) -> LoadedModule:
+    """The module at `path`, ready to run on `arch` (default: the arch it was built for).
+
+    With `expect_sha256`, the module's bytes must have that SHA-256 (hex): the `.tcm` file's,
+    or for a folder, that of the `.tcm` holding the same files (docs/aot-format.md). Loading
+    a module runs its native code: load only modules you trust."""
+    origin = str(path)
+    try:
+        files = read_module(path, expect_sha256)
+        check_version(files[VERSION].decode("utf-8", "replace"))
+        meta = check_metadata(loads(METADATA, files[METADATA]))
+        graphs = check_graphs(loads(GRAPHS, files[GRAPHS]), meta)
+        _check_artifacts(meta, files)
+        if arch is not None and backend_of(arch) != meta["arch"]:
+            raise AotModuleError(
+                f"the module was built for {meta['arch']}; it cannot run on {arch} "
+                f"(build it again after ti.init(arch=...))"
+            )
+        runtime = _runtime(meta, files)  # checks the target or the adapter's features
+        binding.check_module(meta, graphs, files)
+        runtime.allocate(meta["trees"])
+        return LoadedModule(meta, graphs, runtime, files, origin)
+    except AotModuleError as e:
+        raise _named(origin, e) from None
+
+
+def _check_artifacts(meta: dict, files: dict[str, bytes]) -> None:
     for name, digest in meta.get("artifacts", {}).items():
         if name not in files:
             raise AotModuleError(f"the module lacks {name!r}, which metadata.json lists")
         if hashlib.sha256(files[name]).hexdigest() != digest:
             raise AotModuleError(f"{name!r} is corrupted (its SHA-256 differs from metadata.json)")
-    if arch is not None and backend_of(arch) != meta["arch"]:
-        raise AotModuleError(
-            f"the module was built for {meta['arch']}; it cannot run on {arch} "
-            f"(build it again after ti.init(arch=...))"
-        )
+
+
+def _runtime(meta: dict, files: dict[str, bytes]) -> Any:
     if meta["arch"] == "gpu":
         from tistudio.aot.gpu_runtime import GpuModuleRuntime
 
-        runtime: Any = GpuModuleRuntime(meta, files)
-    else:
-        from tistudio.aot.cpu_runtime import CpuModuleRuntime
+        return GpuModuleRuntime(meta, files)
+    from tistudio.aot.cpu_runtime import CpuModuleRuntime
 
-        runtime = CpuModuleRuntime(meta, files)
-    return LoadedModule(meta, graphs, runtime)
+    return CpuModuleRuntime(meta, files)
+
+
+def _named(origin: str, error: AotModuleError) -> AotModuleError:
+    """`error`, its message starting with the module's path (once)."""
+    message = str(error)
+    return error if message.startswith(repr(origin)) else AotModuleError(f"{origin!r}: {message}")
 
 
 class LoadedModule:
     """A loaded module: `fields[name]`, `get_kernel(name)`, `get_graph(name)`."""
 
-    def __init__(self, meta: dict, graphs: list, runtime: Any) -> None:
+    def __init__(
+        self, meta: dict, graphs: list, runtime: Any, files: dict[str, bytes], origin: str
+    ) -> None:
         self.arch = meta["arch"]
         self.metadata = meta
         self._runtime = runtime
+        self._graph_entries, self._files, self._origin = graphs, files, origin
         self._entries = {k["name"]: k for k in meta["kernels"]}
         self._graphs = {g["key"]: g["value"]["dispatches"] for g in graphs}
         self._kernels: dict[str, LoadedKernel] = {}
@@ -75,7 +107,15 @@ class LoadedModule:
             entry = self._entries.get(name)
             if entry is None:
                 raise KeyError(f"the module has no kernel {name!r}; it has {self.kernel_names}")
-            kernel = LoadedKernel(entry, self._runtime.executable(entry), self._runtime)
+
+            def verify() -> None:  # the runtime calls it before the kernel's code is used
+                binding.check_kernel(self.metadata, self._graph_entries, entry, self._files)
+
+            try:
+                executable = self._runtime.executable(entry, verify)
+            except AotModuleError as e:
+                raise _named(self._origin, e) from None
+            kernel = LoadedKernel(entry, executable, self._runtime)
             self._kernels[name] = kernel
         return kernel
 

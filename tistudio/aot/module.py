@@ -11,6 +11,7 @@ read back by `tistudio.aot.load`, which needs neither the frontend nor the passe
 from __future__ import annotations
 
 import hashlib
+import json
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from tistudio.aot import archive as zipio
-from tistudio.aot.compile import compile_artifacts
+from tistudio.aot import binding
+from tistudio.aot.compile import bind_object, compile_artifacts
 from tistudio.aot.fields import field_entry
 from tistudio.aot.format import (
     CONTENT,
@@ -29,6 +31,8 @@ from tistudio.aot.format import (
     METADATA,
     VERSION,
     dumps,
+    is_identifier,
+    is_kernel_name,
     safe_file_stem,
     version_text,
 )
@@ -54,7 +58,8 @@ class Module:
         self._kernels: dict[str, dict] = {}
         self._instances: dict[tuple, str] = {}  # (kernel id, template identity) -> name
         self._graphs: dict[str, list[dict]] = {}
-        self._files: dict[str, bytes] = {}
+        self._files: dict[str, bytes] = {}  # artifacts before binding (`files`)
+        self._bound: dict[tuple[str, str], tuple[str, bytes]] = {}  # (object, marker) -> bound
         self._stems: set[str] = set()
         self._content: list[str] = []
 
@@ -64,6 +69,11 @@ class Module:
         """Add a field under `name`; the loaded module exposes it as `module.fields[name]`."""
         if not hasattr(field, "_ti_place_snode"):
             raise TypeError(f"add_field({name!r}, ...) takes a ti.field, got {type(field)}")
+        if not is_identifier(name):
+            raise ValueError(
+                f"add_field({name!r}, ...): a field's name must be an identifier "
+                "([A-Za-z_][A-Za-z0-9_]*): it becomes a C macro and a Python key"
+            )
         if name in self._fields:
             raise ValueError(f"the module already has a field named {name!r}")
         self._program.materialize()
@@ -101,6 +111,11 @@ class Module:
 
     def _add(self, kernel_fn: Any, template_args: dict, name: str, reuse: bool = False) -> str:
         kernel = _kernel_of(kernel_fn)
+        if not is_kernel_name(name):
+            raise ValueError(
+                f"kernel name {name!r} is not an identifier ([A-Za-z_][A-Za-z0-9_]*), with for a "
+                "template instantiation '|' and a key of printable ASCII (it reaches C headers)"
+            )
         args = _instance_args(kernel, template_args)
         identity = (id(kernel), _identity(kernel, args))
         if reuse and identity in self._instances:
@@ -149,18 +164,40 @@ class Module:
             "trees": [{"id": t.id, "size": int(t.buffer.nbytes)} for t in trees],
             "fields": [field_entry(n, f, self._program) for n, f in self._fields.items()],
             "kernels": [self._kernels[name] for name in sorted(self._kernels)],
-            "artifacts": {n: hashlib.sha256(d).hexdigest() for n, d in sorted(self._files.items())},
         }
         graphs = [{"key": n, "value": {"dispatches": d}} for n, d in sorted(self._graphs.items())]
+        metadata, graphs = json.loads(dumps(metadata)), json.loads(dumps(graphs))  # as read
+        files = self._bound_artifacts(metadata, graphs)
+        metadata["artifacts"] = {n: hashlib.sha256(d).hexdigest() for n, d in sorted(files.items())}
         from tistudio import __version__
 
         return {
-            **self._files,
+            **files,
             METADATA: dumps(metadata),
             GRAPHS: dumps(graphs),
             CONTENT: "".join(f"{line}\n" for line in self._content).encode(),
             VERSION: version_text(__version__).encode(),
         }
+
+    def _bound_artifacts(self, metadata: dict, graphs: list) -> dict[str, bytes]:
+        """The artifacts, each carrying the digest of the metadata (`binding.py`)."""
+        files = dict(self._files)
+        module = binding.module_digest(metadata, graphs)
+        for entry in metadata["kernels"]:
+            mark = binding.marker(module, binding.kernel_digest(entry))
+            if self.arch == "gpu":
+                for task in entry["tasks"]:
+                    files[task["wgsl"]] = binding.bind_wgsl(self._files[task["wgsl"]], mark)
+                continue
+            cpu = entry["cpu"]
+            key = (cpu["object"], mark)
+            if key not in self._bound:
+                symbol = f"{cpu['spec']['functions'][0]}_binding"
+                text = self._files[cpu["llvm_ir"]].decode()
+                self._bound[key] = bind_object(text, mark, symbol, self._program.backend.jit)
+            text, obj = self._bound[key]
+            files[cpu["llvm_ir"]], files[cpu["object"]] = text.encode(), obj
+        return files
 
     def save(self, filepath: str) -> None:
         """Write the module's files into the folder `filepath` (created if missing)."""

@@ -1,9 +1,12 @@
 """Checks that a module's `metadata.json` and `graphs.json` fit the schema (docs/aot-format.md).
 
-The loader trusts the metadata to lay NumPy views over field memory and to fill kernels'
-argument buffers, so every number that becomes an address is checked here first: a field's
-components must lie inside their tree, a kernel may only use trees the module has, file names
-must stay inside the module. A violation raises `AotModuleError` naming the entry.
+The loader lays NumPy views over field memory and allocates trees from the metadata, so the
+numbers it uses before any code is loaded are checked here: tree ids are 0, 1, 2 ... and their
+sizes within `MAX_TREE_BYTES`, a field's components lie inside their tree, a kernel uses only
+trees the module has, file names stay inside the module, and the names that reach C (fields,
+arguments, symbols, kernels) are identifiers. Whether the rest of a kernel's entry is the one
+its code was built with is `binding.py`'s check. A violation raises `AotModuleError` naming
+the entry.
 """
 
 from __future__ import annotations
@@ -18,8 +21,12 @@ from tistudio.aot.format import (
     PTYPE_SCALAR,
     AotModuleError,
     check_member_name,
+    is_identifier,
+    is_kernel_name,
 )
 from tistudio.ir.types import TYPES_BY_NAME
+
+MAX_TREE_BYTES = 1 << 36  # all SNode trees of a module together (64 GiB)
 
 
 def _need(condition: bool, message: str) -> None:
@@ -48,11 +55,7 @@ def check_metadata(meta: Any) -> dict:
     for key in ("trees", "fields", "kernels", "required_caps"):
         _need(isinstance(meta.get(key), list), f"'{key}' must be a list")
     _need(isinstance(meta.get("artifacts", {}), dict), "'artifacts' must be an object")
-    trees = {}
-    for tree in meta["trees"]:
-        _need(isinstance(tree, dict) and _is_int(tree.get("id")), "a tree needs an integer id")
-        _need(_is_int(tree.get("size")), f"tree {tree['id']} needs a size")
-        trees[tree["id"]] = tree["size"]
+    trees = _check_trees(meta["trees"])
     for field in meta["fields"]:
         _check_field(field, trees)
     names = set()
@@ -65,9 +68,22 @@ def check_metadata(meta: Any) -> dict:
     return meta
 
 
+def _check_trees(entries: list) -> dict[int, int]:
+    """{id: size}, once the ids are 0, 1, 2 ... and the sizes fit `MAX_TREE_BYTES`."""
+    trees: dict[int, int] = {}
+    for index, tree in enumerate(entries):
+        _need(isinstance(tree, dict) and tree.get("id") == index, "tree ids must be 0, 1, 2 ...")
+        _need(_is_int(tree.get("size")), f"tree {index} needs a size")
+        trees[index] = tree["size"]
+    total = sum(trees.values())
+    _need(total <= MAX_TREE_BYTES, f"the trees take {total} bytes, more than {MAX_TREE_BYTES}")
+    return trees
+
+
 def _check_field(field: Any, trees: dict[int, int]) -> None:
     _need(isinstance(field, dict) and isinstance(field.get("field_name"), str), "bad field")
     name = field["field_name"]
+    _need(is_identifier(name), f"field name {name!r} is not an identifier")
     _need(field.get("dtype") in TYPES_BY_NAME, f"field {name!r}: unknown dtype")
     _need(_int_list(field.get("shape")), f"field {name!r}: 'shape' must list sizes")
     _need(_int_list(field.get("element_shape")), f"field {name!r}: bad 'element_shape'")
@@ -93,9 +109,10 @@ def _check_field(field: Any, trees: dict[int, int]) -> None:
 def _check_kernel(kernel: Any, trees: dict[int, int], arch: str) -> None:
     _need(isinstance(kernel, dict) and isinstance(kernel.get("name"), str), "bad kernel entry")
     name = kernel["name"]
+    _need(is_kernel_name(name), f"kernel name {name!r} is not an identifier (with a template key)")
     _need(isinstance(kernel.get("args"), list), f"kernel {name!r}: 'args' must be a list")
     for arg in kernel["args"]:
-        _need(isinstance(arg, dict) and isinstance(arg.get("name"), str), f"{name!r}: bad arg")
+        _need(isinstance(arg, dict) and is_identifier(arg.get("name")), f"{name!r}: bad arg name")
         _need(arg.get("ptype") in (PTYPE_SCALAR, PTYPE_NDARRAY), f"{name!r}: bad arg ptype")
         _need(arg.get("dtype") in TYPES_BY_NAME, f"kernel {name!r}: unknown arg dtype")
         _need(_is_int(arg.get("ndim")), f"kernel {name!r}: bad arg ndim")
@@ -121,7 +138,17 @@ def _check_cpu(kernel: dict) -> None:
         _need(isinstance(cpu.get(key), str), f"kernel {name!r}: 'cpu.{key}' must name a file")
         check_member_name(cpu[key])
     _need(isinstance(cpu.get("spec"), dict), f"kernel {name!r}: 'cpu.spec' is missing")
-    _need(_is_int(cpu.get("threads"), 1), f"kernel {name!r}: bad 'cpu.threads'")
+    threads = cpu.get("threads")
+    _need(_is_int(threads, 1) and threads <= 4096, f"kernel {name!r}: bad 'cpu.threads'")
+    functions = cpu["spec"].get("functions")
+    _need(
+        isinstance(functions, list) and all(map(is_identifier, functions)),
+        f"kernel {name!r}: 'cpu.spec.functions' must list identifiers",
+    )
+    _need(
+        cpu.get("launcher") is None or is_identifier(cpu["launcher"]),
+        f"kernel {name!r}: 'cpu.launcher' must be an identifier",
+    )
 
 
 def _check_gpu(kernel: dict, trees: dict[int, int]) -> None:
