@@ -76,14 +76,31 @@ def test_frames_refuse_what_they_cannot_draw():
 
 
 def test_throttle_drops_calls_but_never_the_last_one():
-    seen = []
-    throttle = Throttle(lambda: seen.append(time.monotonic()), 0.05)
+    """Runs start at least `interval` apart, a burst of calls runs at most once per interval,
+    and the burst's last call is never lost (a timer runs it)."""
+    starts: list[float] = []
+    throttle = Throttle(lambda: starts.append(throttle._last), 0.05)
+    began = time.monotonic()
     for _ in range(200):
         throttle()
-    assert len(seen) == 1
-    time.sleep(0.15)
-    assert len(seen) == 2  # the trailing call ran from the timer
-    assert seen[1] - seen[0] >= 0.045
+    burst = time.monotonic() - began
+    assert 1 <= len(starts) <= burst / 0.05 + 1  # dropped: at most one run per interval
+    ran = len(starts)
+    assert _eventually(lambda: len(starts) == ran + 1)  # the trailing call ran from the timer
+    time.sleep(0.1)
+    assert len(starts) == ran + 1  # and only once
+    assert all(b - a >= 0.05 - 1e-6 for a, b in zip(starts, starts[1:])), starts
+
+
+def _eventually(condition, within: float = 60.0) -> bool:
+    """Whether `condition` holds by `within` seconds from now (a timer's thread runs late on
+    a busy machine, but it runs)."""
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
 
 
 # --- field view ------------------------------------------------------------------------------
@@ -128,10 +145,14 @@ def test_field_view_live_updates_are_throttled():
     w = FieldView(x, max_fps=20)
     start = w.frame
     t0 = time.monotonic()
-    while time.monotonic() - t0 < 0.3:
+    launches = 0
+    while time.monotonic() - t0 < 0.3 or launches < 50:
         bump()
+        launches += 1
     sent = w.frame - start
-    assert 1 <= sent <= 9  # 20 frames/s for 0.3 s, not one per launch
+    # at most 20 frames/s (plus the first, at once), not one per launch: how many launches a
+    # second this machine makes does not matter
+    assert 1 <= sent <= (time.monotonic() - t0) * 20 + 1, (sent, launches)
     w.flush()
     assert w.vmax == x.to_numpy().max()
     w.close()
