@@ -16,6 +16,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import stat
 import zipfile
 from pathlib import Path
@@ -54,6 +55,8 @@ def read_module(path: str | os.PathLike, expect_sha256: str | None = None) -> di
     artifacts `metadata.json` lists, nothing else; checked for completeness and size, and
     with `expect_sha256`, the SHA-256 of the `.tcm` file (before it is parsed) or of the
     folder's files (`tcm_digest`)."""
+    if expect_sha256 is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", str(expect_sha256)):
+        raise ValueError(f"expect_sha256 must be 64 hex digits, got {expect_sha256!r}")
     source = Path(path)
     if source.is_dir():
         reader: _Reader = _FolderReader(source)
@@ -144,8 +147,8 @@ class _FolderReader(_Reader):
         path = (self.folder / check_member_name(name)).resolve()
         if path.parent != self.folder:
             raise AotModuleError(f"{self.origin!r}: {name!r} is a link out of the module folder")
-        try:
-            with open(path, "rb") as handle:
+        try:  # not blocking: a FIFO would wait for a writer before fstat could refuse it
+            with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
                 info = os.fstat(handle.fileno())
                 if not stat.S_ISREG(info.st_mode):
                     raise AotModuleError(f"{self.origin!r}: {name!r} is not a regular file")
@@ -210,7 +213,7 @@ class _TcmReader(_Reader):
 
 def _read_file(path: Path) -> bytes:
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise AotModuleError(f"{str(path)!r} is not a regular file")
             data = handle.read(MAX_ARCHIVE_BYTES + 1)

@@ -151,6 +151,7 @@ def _check_spec(entry: dict, spec: KernelSpec, trees: dict[int, int]) -> None:
     slots += list(layout.root_slots.values())
     ok = (
         params == declared
+        and isinstance(layout.num_slots, int)
         and len(layout.params) == len(spec.params)
         and all(len(s.shape_slots) == p.ndim for s, p in zip(layout.params, spec.params))
         and sorted(layout.root_slots) == sorted(entry["trees"])

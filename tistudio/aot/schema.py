@@ -38,6 +38,11 @@ def _is_int(value: Any, low: int = 0) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
+def _key_in(value: Any, table: dict) -> bool:
+    """`value in table` for a JSON value, which may be unhashable (a list, an object)."""
+    return isinstance(value, (str, int)) and not isinstance(value, bool) and value in table
+
+
 def _int_list(value: Any) -> bool:
     return isinstance(value, list) and all(_is_int(v) for v in value)
 
@@ -54,6 +59,8 @@ def check_metadata(meta: Any) -> dict:
     _need(meta.get("arch") in ("cpu", "gpu"), "'arch' must be 'cpu' or 'gpu'")
     for key in ("trees", "fields", "kernels", "required_caps"):
         _need(isinstance(meta.get(key), list), f"'{key}' must be a list")
+    _need(all(isinstance(c, str) for c in meta["required_caps"]), "'required_caps' lists names")
+    _need(isinstance(meta.get("target", {}), dict), "'target' must be an object")
     _need(isinstance(meta.get("artifacts", {}), dict), "'artifacts' must be an object")
     trees = _check_trees(meta["trees"])
     for field in meta["fields"]:
@@ -84,10 +91,10 @@ def _check_field(field: Any, trees: dict[int, int]) -> None:
     _need(isinstance(field, dict) and isinstance(field.get("field_name"), str), "bad field")
     name = field["field_name"]
     _need(is_identifier(name), f"field name {name!r} is not an identifier")
-    _need(field.get("dtype") in TYPES_BY_NAME, f"field {name!r}: unknown dtype")
+    _need(_key_in(field.get("dtype"), TYPES_BY_NAME), f"field {name!r}: unknown dtype")
     _need(_int_list(field.get("shape")), f"field {name!r}: 'shape' must list sizes")
     _need(_int_list(field.get("element_shape")), f"field {name!r}: bad 'element_shape'")
-    _need(field.get("tree") in trees, f"field {name!r}: unknown tree {field.get('tree')!r}")
+    _need(_key_in(field.get("tree"), trees), f"field {name!r}: unknown tree {field.get('tree')!r}")
     components = field.get("components")
     count = math.prod(field["element_shape"])
     _need(
@@ -114,12 +121,13 @@ def _check_kernel(kernel: Any, trees: dict[int, int], arch: str) -> None:
     for arg in kernel["args"]:
         _need(isinstance(arg, dict) and is_identifier(arg.get("name")), f"{name!r}: bad arg name")
         _need(arg.get("ptype") in (PTYPE_SCALAR, PTYPE_NDARRAY), f"{name!r}: bad arg ptype")
-        _need(arg.get("dtype") in TYPES_BY_NAME, f"kernel {name!r}: unknown arg dtype")
+        _need(_key_in(arg.get("dtype"), TYPES_BY_NAME), f"kernel {name!r}: unknown arg dtype")
         _need(_is_int(arg.get("ndim")), f"kernel {name!r}: bad arg ndim")
     rets = kernel.get("rets")
     _need(isinstance(rets, list), f"kernel {name!r}: 'rets' must be a list")
     for ret in rets:
-        _need(isinstance(ret, dict) and ret.get("dtype") in TYPES_BY_NAME, f"{name!r}: bad ret")
+        ok = isinstance(ret, dict) and _key_in(ret.get("dtype"), TYPES_BY_NAME)
+        _need(ok, f"kernel {name!r}: bad ret")
     _need(_is_int(kernel.get("gtmp_size")), f"kernel {name!r}: bad gtmp_size")
     _need(_int_list(kernel.get("trees")), f"kernel {name!r}: bad 'trees'")
     for tree in kernel["trees"]:
@@ -170,7 +178,7 @@ def _check_binding(bind: Any, name: str, trees: dict[int, int], num_args: int) -
     _need(isinstance(buffer, dict), f"kernel {name!r}: a binding needs a buffer")
     kind = buffer.get("type")
     if kind == "root":
-        _need(buffer.get("root_id") in trees, f"kernel {name!r} binds an unknown tree")
+        _need(_key_in(buffer.get("root_id"), trees), f"kernel {name!r} binds an unknown tree")
     elif kind == "ndarray":
         arg = buffer.get("arg_id")
         _need(_is_int(arg) and arg < num_args, f"kernel {name!r} binds an unknown argument")
@@ -196,7 +204,8 @@ def check_graphs(graphs: Any, meta: dict) -> list:
 
 
 def _check_dispatch(graph: str, dispatch: Any, kernels: dict[str, dict]) -> None:
-    kernel = kernels.get(dispatch.get("kernel_name")) if isinstance(dispatch, dict) else None
+    name = dispatch.get("kernel_name") if isinstance(dispatch, dict) else None
+    kernel = kernels.get(name) if isinstance(name, str) else None
     if kernel is None:
         raise AotModuleError(f"graphs.json: graph {graph!r} dispatches an unknown kernel")
     symbolic = dispatch.get("symbolic_args")
