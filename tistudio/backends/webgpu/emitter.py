@@ -25,6 +25,7 @@ from tistudio.backends.webgpu.f64math import F32_MATH, F64_MATH
 from tistudio.backends.webgpu.memory import MemoryEmitter, Ptr, Unexpressible
 from tistudio.backends.webgpu.printing import emit_print
 from tistudio.backends.webgpu.resources import ArgsLayout, Caps, ShaderResources
+from tistudio.backends.webgpu.rounding import ROUNDING_HELPERS
 from tistudio.ir import statements as s
 from tistudio.ir.ops import AtomicOpType, TaskType
 from tistudio.ir.stmt import Block, Stmt, walk
@@ -32,7 +33,7 @@ from tistudio.ir.types import PointerType, PrimitiveType
 from tistudio.ir.verifier import InternalCompilerError
 
 BACKEND = "gpu"
-HELPERS = {**wgsl.PRELUDE, **F64_MATH, **F32_MATH, **ieee.IEEE_HELPERS}
+HELPERS = {**wgsl.PRELUDE, **F64_MATH, **F32_MATH, **ieee.IEEE_HELPERS, **ROUNDING_HELPERS}
 _REDUCIBLE = {
     AtomicOpType.add: AtomicOpType.add,
     AtomicOpType.sub: AtomicOpType.add,  # partial differences add up; the atomic subtracts
@@ -185,8 +186,8 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         src, dst = stmt.operand.ret_type, stmt.ret_type
         self.reg(stmt, src)
         x = self.value(stmt.operand)
-        exact_trig = self.caps.has("shader-f64") and not self.fast_math
-        expr = ieee.unary(stmt.op, src, dst, x, exact_trig)
+        f64 = self.caps.has("shader-f64")
+        expr = ieee.unary(stmt.op, src, dst, x, f64, trig=not self.fast_math)
         expr = expr or wgsl.unary(stmt.op, src, dst, x)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} from {src} to {dst}")
@@ -198,7 +199,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         dtype = stmt.lhs.ret_type
         self.reg(stmt, dtype)
         a, b = self.value(stmt.lhs), self.value(stmt.rhs)
-        expr = ieee.binary(stmt.op, dtype, a, b)
+        expr = ieee.binary(stmt.op, dtype, a, b, self.caps.has("shader-f64"))
         expr = expr or wgsl.binary(stmt.op, dtype, a, b)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} on {dtype}")

@@ -80,8 +80,9 @@ def uncontracted(product: str, dtype: PrimitiveType) -> str:
     return f"select({product}, {wgsl.zero(dtype)}, ti_never)"
 
 
-def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
-    """`a op b` with IEEE semantics, or None where `wgsl.binary` already has them."""
+def binary(op: B, dtype: PrimitiveType, a: str, b: str, f64: bool = False) -> str | None:
+    """`a op b` with IEEE semantics, or None where `wgsl.binary` already has them; `f64`: the
+    adapter has `shader-f64`, which f32 division rounds through (`rounding.py`)."""
     if not dtype.is_float:
         return None
     if op.is_comparison:
@@ -89,12 +90,12 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
     if dtype.name == "f16" and op in (B.mul, B.sub, B.div, B.truediv):
         # in f32 and rounded back: the same bits for one + - * / (f32 holds the exact result
         # to more than twice f16's precision), with the f32 rules for NaN, zeros and signs
-        wide = binary(op, _F32, _as_f32(a), _as_f32(b))
+        wide = binary(op, _F32, _as_f32(a), _as_f32(b), f64)
         return None if wide is None else f"f16({wide})"
     if dtype.name != "f16" and (op is B.mul or (op is B.sub and a == b)):
         return _folded_to_zero(op, dtype, a, b)
     if dtype.name != "f16" and op in (B.div, B.truediv):
-        return _division(dtype, a, b)
+        return _division(dtype, a, b, f64)
     if dtype.name != "f16" and op is B.sub and not _LITERAL.fullmatch(b):
         # a + (-b) is a - b in IEEE; with the sign flipped on the bits, drivers cannot cancel
         # `(x + y) - x` to y, or `x + (-x)` to 0
@@ -108,18 +109,31 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
     return None
 
 
-def _division(dtype: PrimitiveType, a: str, b: str) -> str | None:
+def _division(dtype: PrimitiveType, a: str, b: str, f64: bool) -> str | None:
     """`a / b` where drivers fold: `0.0 / x`, `x / x` and, once NVIDIA's driver's own CSE
     finds two operands equal, any `x / y` (NaN / NaN gave 1): a divisor it cannot see through
-    keeps the division. A literal divisor needs nothing (`wgsl.py` spells out `x / 0.0`)."""
+    keeps the division. An f32 quotient is rounded once through f64 where the adapter has it
+    (`rounding.py`: NVIDIA's was 2.5 ulp off), unless the divisor is a literal power of two;
+    a literal zero divisor is `wgsl.py`'s (`x / 0.0` spelled out)."""
     if _ZERO_LITERAL.fullmatch(a):
         return _zero_divided(dtype, a, b)
     if a == b and not _LITERAL.fullmatch(a):
         return _self_divided(dtype, a)
+    rounded = f64 and dtype.name == "f32"
     if not _FINITE_LITERAL.fullmatch(b):
         by_zero = _divided_by_zero(dtype, a, b)
-        return f"select({a} / {uncontracted(b, dtype)}, {by_zero}, {b} == {wgsl.zero(dtype)})"
+        hidden = uncontracted(b, dtype)
+        quotient = f"ti_div_rn_f32({a}, {hidden})" if rounded else f"{a} / {hidden}"
+        return f"select({quotient}, {by_zero}, {b} == {wgsl.zero(dtype)})"
+    if rounded and not _ZERO_LITERAL.fullmatch(b) and not _power_of_two(b):
+        return f"ti_div_rn_f32({a}, {b})"
     return None
+
+
+def _power_of_two(literal: str) -> bool:
+    """Whether a float literal is ±2^k (a division by it is exact: the driver's is right)."""
+    value = re.fullmatch(r"(-?[0-9][0-9.e+-]*)(f|lf|h)", literal)
+    return value is not None and math.frexp(float(value[1]))[0] in (0.5, -0.5)
 
 
 def _divided_by_zero(dtype: PrimitiveType, a: str, b: str) -> str:
@@ -198,12 +212,15 @@ def is_nan(dtype: PrimitiveType, x: str) -> str:
     return f"nan_{wgsl.WGSL_TYPE[dtype.name]}({x})"
 
 
-def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str, f64: bool = False) -> str | None:
-    """`op x` with IEEE semantics, or None where `wgsl.unary` already has them; `f64`: use
-    the adapter's `shader-f64` for exact f32 results (the emitter says so without fast_math)."""
+def unary(
+    op: U, src: PrimitiveType, dst: PrimitiveType, x: str, f64: bool = False, trig: bool = False
+) -> str | None:
+    """`op x` with IEEE semantics, or None where `wgsl.unary` already has them; `f64`: the
+    adapter has `shader-f64`, which f32 `sqrt` and reciprocals round through (`rounding.py`),
+    and `trig` (without fast_math) f32 `sin`, `cos` and `tan` too."""
     if not src.is_float:
         return None
-    if op in (U.sin, U.cos, U.tan) and src.name == "f32" and f64:
+    if op in (U.sin, U.cos, U.tan) and src.name == "f32" and f64 and trig:
         return f"ti_{op.value}_ieee_f32({x})"
     if op is U.cast_value and dst.kind == "bool":  # NaN is true, as in C
         return f"({x} != {wgsl.zero(src)} || {is_nan(src, x)})"
@@ -214,7 +231,22 @@ def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str, f64: bool = Fal
         return f"neg_{wgsl.WGSL_TYPE[src.name]}({x})"
     if op is U.sgn:
         return f"select(sign({x}), {wgsl.zero(src)}, {is_nan(src, x)})"
+    if f64 and op in (U.sqrt, U.rsqrt, U.inv, U.rcp) and src.name in ("f16", "f32"):
+        return _rounded_unary(op, src, x)
     return None
+
+
+def _rounded_unary(op: U, src: PrimitiveType, x: str) -> str:
+    """`sqrt`, `1 / sqrt` and `1 / x` rounded once per operation through f64, as the CPU
+    computes them (`rounding.py`; f16 through f32, which holds f16's exact root and quotient)."""
+    if src.name == "f16":
+        return f"f16({_rounded_unary(op, _F32, _as_f32(x))})"
+    root = f"ti_sqrt_rn_f32({x})"
+    if op is U.sqrt:
+        return root
+    quotient = _division(_F32, "1.0f", root if op is U.rsqrt else x, f64=True)
+    assert quotient is not None  # the divisor is not a literal
+    return quotient
 
 
 def _to_f32(text: str) -> str:

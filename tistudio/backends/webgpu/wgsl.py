@@ -21,6 +21,7 @@ import re
 
 import numpy as np
 
+from tistudio.ir import semantics
 from tistudio.ir.ops import BinaryOpType as B
 from tistudio.ir.ops import UnaryOpType as U
 from tistudio.ir.types import PrimitiveType
@@ -359,6 +360,8 @@ def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
     dreg = WGSL_TYPE[dst.name]
     if src.kind == "bool":
         return f"select({zero(dst)}, {literal(1, dst)}, {x})"
+    if src.name == "f64" and re.fullmatch(r"-?[0-9][0-9.e+-]*lf", x):
+        return _cast_f64_literal(float(x[:-2]), dst)
     if dst.name == "f16" and src.name == "f64":
         # through f32, rounded twice, as the CPU (and Taichi) does; NVIDIA's driver rounded
         # f16(f64) once and dropped a plain f32 step between, not one behind `ti_never`
@@ -368,6 +371,17 @@ def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
     if src.is_float:
         return _float_to_int(src, dst, x)
     return resize_int(src, dst, x)
+
+
+def _cast_f64_literal(value: float, dst: PrimitiveType) -> str:
+    """An f64 literal cast here, as the IR's semantics cast it (f16 through f32, as below):
+    naga cannot convert an f64 literal to anything ("Cannot cast scalar components of
+    expression `Literal(F64(0.0))` to type `f32`": the H100 fuzz campaign's kernel with
+    `ti.cast(ti.cast(0.0, ti.f64), ti.f16)`)."""
+    f64 = PrimitiveType("f64", 64, "float")
+    if dst.name == "f16":
+        value, f64 = float(np.float32(value)), _F32
+    return literal(semantics.cast_value(value, f64, dst), dst)
 
 
 def resize_int(src: PrimitiveType, dst: PrimitiveType, x: str) -> str:
