@@ -94,13 +94,25 @@ class _Reader:
     def read(self, name: str, budget: int) -> bytes:
         raise NotImplementedError
 
+    def size(self, name: str) -> int:
+        """The size `name` declares (a folder's file: its size now)."""
+        raise NotImplementedError
+
     def module(self) -> dict[str, bytes]:
         present = set(self.names())
         missing = [name for name in REQUIRED_FILES if name not in present]
         if missing:
             raise AotModuleError(f"the module at {self.origin!r} lacks {', '.join(missing)}")
         files: dict[str, bytes] = {}
-        for name in REQUIRED_FILES + tuple(_listed(self._take(files, METADATA, present))):
+        wanted = REQUIRED_FILES + tuple(_listed(self._take(files, METADATA, present)))
+        wanted = tuple(name for name in dict.fromkeys(wanted) if name in present)
+        total = sum(self.size(name) for name in wanted)
+        if total > MAX_MODULE_BYTES:
+            raise AotModuleError(
+                f"{self.origin!r}: the module's files take {total} bytes, more than "
+                f"{MAX_MODULE_BYTES}"
+            )
+        for name in wanted:
             self._take(files, name, present)
         return files
 
@@ -142,6 +154,12 @@ class _FolderReader(_Reader):
         if len(entries) > MAX_MEMBERS:
             raise AotModuleError(f"{self.origin!r} holds more than {MAX_MEMBERS} files")
         return entries
+
+    def size(self, name: str) -> int:
+        try:
+            return os.stat(self.folder / check_member_name(name)).st_size
+        except OSError:
+            return 0  # reading it says what is wrong
 
     def read(self, name: str, budget: int) -> bytes:
         path = (self.folder / check_member_name(name)).resolve()
@@ -198,6 +216,9 @@ class _TcmReader(_Reader):
 
     def names(self) -> list[str]:
         return sorted(self.infos)
+
+    def size(self, name: str) -> int:
+        return self.infos[name].file_size
 
     def read(self, name: str, budget: int) -> bytes:
         info = self.infos[name]
