@@ -47,6 +47,7 @@ import llvmlite.binding as llvm
 
 from tistudio.backends.llvm import half, unlocked
 from tistudio.backends.llvm import llir as ir
+from tistudio.backends.llvm.object_check import check_object
 from tistudio.backends.llvm.vecmath import VectorLibrary
 
 QUICK_SUFFIX = "__quick"  # the first tier's functions: see `JitEngine.compile_quick`
@@ -243,12 +244,20 @@ class JitEngine:
         )
 
     def load_object(self, obj: bytes, functions: list[str]) -> CompiledModule:
-        """Load object code made by `compile` (in this or an earlier process, for this CPU)."""
+        """Load object code made by `compile` (in this or an earlier process, for this CPU).
+        The bytes come from a file, so they are checked first (`object_check.py`): LLVM trusts
+        them, and a malformed object would crash the process. `ObjectFileError` if they fail."""
         start = time.perf_counter()
         with self._lock:
+            check_object(obj, self.triple, self._resolvable)
             addresses = self._load(obj, functions)
         ms = {"load": (time.perf_counter() - start) * 1e3}
         return CompiledModule("", "", addresses, self, obj, ms)
+
+    def _resolvable(self, name: str) -> bool:
+        """Whether the linker finds `name`: in the process (libm, libmvec, what this engine's
+        process loaded) or in an object loaded into this engine (`half.py`'s functions)."""
+        return bool(llvm.address_of_symbol(name) or self.engine.get_function_address(name))
 
     def _load(self, obj: bytes, functions: list[str]) -> list[int]:
         self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
