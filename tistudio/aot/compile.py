@@ -31,9 +31,9 @@ from tistudio.runtime.offline_cache import make_key
 def compile_artifacts(ir: Kernel, program: Any, stem: str) -> tuple[dict, dict[str, bytes]]:
     """(metadata entry, files) of the frontend IR `ir` compiled for `program`'s arch; file
     names start with `stem`."""
-    _strip_paths(ir)
     ctx = PassContext(program.config)
     compile_to_final_ir(ir, ctx)
+    _strip_paths(ir)  # after the passes: statements they made carry locations too
     entry = {
         "name": ir.name,
         "args": [_arg(p) for p in ir.params],
