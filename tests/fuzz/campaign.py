@@ -13,7 +13,8 @@ types (their data includes NaN and infinities, which the GPU must treat as the C
 `--int-only` only integer kernels, `--no-f16` leaves f16 out. Sources of disagreeing kernels go
 to `--out` with the checks they failed, and the kernel under test to `running.py` there (for a
 crash or a hang); `--shrink` instead stops at the first disagreement and lets hypothesis shrink
-it to a minimal kernel; `--seed` repeats a campaign. On a 2-core machine the default tries about
+it to a minimal kernel; `--seed` repeats a campaign; `python -m tests.fuzz.replay run FILE`
+runs a finding again. On a 2-core machine the default tries about
 3 kernels a second (4 with `--no-tiers`), `--gpu --float-only` about 2.
 """
 
@@ -31,6 +32,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from tests.fuzz.generator import Program, programs
 from tests.fuzz.harness import run_program
+from tests.fuzz.replay import program_line
 from tests.fuzz.tiers import run_tiers
 from tests.fuzz.variants import run_variants
 
@@ -114,9 +116,11 @@ def _checks(options: argparse.Namespace) -> list[tuple[str, Check]]:
 
 
 def _annotated(program: Program, text: str) -> str:
-    """The program's source after `text`, its scalar arguments and data seed as comments."""
+    """The program's source after `text`, its scalar arguments and data seed as comments, and
+    the whole program on one line that `python -m tests.fuzz.replay run` reads back."""
     text += f"scalar args {program.scalar_args}, data seed {program.data_seed}"
-    return "".join(f"# {line}\n" for line in text.splitlines()) + program.source
+    comments = "".join(f"# {line}\n" for line in text.splitlines())
+    return comments + program_line(program) + program.source
 
 
 def _report(tried: int, failures: list, seconds: float, out: Path) -> None:

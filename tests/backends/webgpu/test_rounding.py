@@ -128,6 +128,24 @@ def test_f32_square_root_is_rounded_once(guess: str) -> None:
     assert not bad.any(), _report(x, None, got, want, bad)
 
 
+def test_f64_division_and_square_root_are_ieee_on_the_adapter() -> None:
+    """What rounding.py takes for granted: the driver's f64 `/` and `sqrt` are IEEE's (WGSL
+    allows 2.5 ulp, so a driver that takes it breaks the f64 contract and must be listed)."""
+    device = _device()
+    rng = np.random.default_rng(4)
+    n = 4 * N
+    a = np.ldexp(rng.random(n) + 1.0, rng.integers(-300, 300, n)) * rng.choice([-1.0, 1.0], n)
+    b = np.ldexp(rng.random(n) + 1.0, rng.integers(-300, 300, n))
+    ints = rng.integers(1, 1000, size=(2, N)).astype(np.float64)
+    a, b = np.concatenate([a, ints[0]]), np.concatenate([b, ints[1]])
+    quotient = apply(device, [], "a0 / a1", [a, b])
+    bad = quotient.view(np.uint64) != (a / b).view(np.uint64)
+    assert not bad.any(), _report(a, b, quotient, a / b, bad)
+    root = apply(device, [], "sqrt(a0)", [b])
+    bad = root.view(np.uint64) != np.sqrt(b).view(np.uint64)
+    assert not bad.any(), _report(b, None, root, np.sqrt(b), bad)
+
+
 @ti.kernel
 def _divide(a: ti.types.ndarray(dtype=ti.f32, ndim=1), o: ti.types.ndarray(dtype=ti.f32, ndim=2)):
     for i in range(a.shape[0]):
