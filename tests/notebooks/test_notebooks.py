@@ -1,4 +1,4 @@
-"""The tutorial notebooks run top to bottom in a real ipykernel (nbclient), within time limits.
+"""The tutorial notebooks run top to bottom in a real ipykernel (nbclient).
 
 The notebooks check their own results with `assert`s in their cells, so a tutorial that stops
 teaching the truth fails here. They are stored without outputs; this test also keeps them so.
@@ -14,16 +14,19 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-# seconds for the whole notebook on the 2-core CI machine (a cell may take at most CELL_LIMIT)
+# Hang guards, not speed limits: seconds for the whole notebook (a cell may take at most
+# CELL_LIMIT), ten times the speed limits they replace; each notebook ran in 6-9 s on the 2-core
+# machine with two busy processes beside it. How long a tutorial takes is printed for the log; the compile and launch times
+# behind it are measured by benchmarks/cases/cold_compile.py and compile_next.py.
 LIMITS = {
-    "01_tour.ipynb": 90,
-    "02_compiler_stages.ipynb": 90,
-    "03_visual_debugging.ipynb": 90,
-    "04_autodiff.ipynb": 90,
-    "05_aot_export.ipynb": 120,
-    "06_cpu_vs_gpu.ipynb": 150,
+    "01_tour.ipynb": 900,
+    "02_compiler_stages.ipynb": 900,
+    "03_visual_debugging.ipynb": 900,
+    "04_autodiff.ipynb": 900,
+    "05_aot_export.ipynb": 1200,
+    "06_cpu_vs_gpu.ipynb": 1500,
 }
-CELL_LIMIT = 90
+CELL_LIMIT = 900
 
 
 def test_every_notebook_has_a_time_limit() -> None:
