@@ -115,3 +115,16 @@ def test_the_same_source_gives_the_same_module_anywhere(tmp_path):
             assert str(folder).encode() not in first
             assert str(tmp_path).encode() not in first
     assert b"aot_source.py:" in first  # the locations keep the file's name
+
+
+def test_the_header_is_made_only_for_code_the_metadata_is_bound_to(good_files, tmp_path):
+    from tistudio.aot.__main__ import write_header
+
+    write_tcm(good_files, tmp_path / "m.tcm")
+    write_header(str(tmp_path / "m.tcm"), tmp_path / "m.h")
+    assert "tistudio_fill(" in (tmp_path / "m.h").read_text()
+    meta = json.loads(good_files["metadata.json"])
+    meta["kernels"][0]["gtmp_size"] += 64  # the header would size its buffer from this
+    write_tcm({**good_files, "metadata.json": json.dumps(meta).encode()}, tmp_path / "e.tcm")
+    with pytest.raises(AotModuleError, match="is not the one .* was built with"):
+        write_header(str(tmp_path / "e.tcm"), tmp_path / "e.h")

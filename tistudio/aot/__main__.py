@@ -98,14 +98,19 @@ def _sample(value: Any) -> Any:
 
 def write_header(module: str, output: Path) -> list[str]:
     """Write the C header of the CPU module at `module` (see `cheader.py`)."""
+    from tistudio.aot import binding
     from tistudio.aot.archive import read_module
     from tistudio.aot.cheader import c_header
-    from tistudio.aot.format import METADATA, VERSION, check_version, loads
-    from tistudio.aot.schema import check_metadata
+    from tistudio.aot.format import GRAPHS, METADATA, VERSION, check_version, loads
+    from tistudio.aot.schema import check_graphs, check_metadata
 
     files = read_module(module)
     check_version(files[VERSION].decode("utf-8", "replace"))
     meta = check_metadata(loads(METADATA, files[METADATA]))
+    graphs = check_graphs(loads(GRAPHS, files[GRAPHS]), meta)
+    binding.check_module(meta, graphs, files)  # the header must fit the objects it calls
+    for kernel in meta["kernels"]:
+        binding.check_kernel(meta, graphs, kernel, files)
     output.write_text(c_header(meta))
     return [f"wrote {output} ({len(meta['kernels'])} kernels)"]
 
