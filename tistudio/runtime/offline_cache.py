@@ -12,9 +12,10 @@ rest), the JSON metadata the back end needs to launch the code, and the object c
 write a temporary file in the same folder and `os.replace` it into place, so readers see a
 whole entry or none, and two processes storing the same kernel at once each leave a valid file.
 An entry that is truncated or whose checksum does not match is deleted and reported as a miss,
-so the kernel is compiled again. After each store the folder is kept under `max_bytes` by
-deleting the least recently used entries (a hit refreshes an entry's modification time) until
-it is `cleaning_factor` below the bound.
+so the kernel is compiled again; so is a whole entry that fails to load (metadata that does not
+describe the code, object code that `object_check.py` refuses). After each store the folder is
+kept under `max_bytes` by deleting the least recently used entries (a hit refreshes an entry's
+modification time) until it is `cleaning_factor` below the bound.
 """
 
 from __future__ import annotations
@@ -276,7 +277,7 @@ def lookup(program: Any, kernel: Any, source: str, bypass: bool) -> Lookup:
             pass
     hit = cache.load(key)
     found = _result_from(program, kernel, backend, hit) if hit is not None else None
-    if hit is not None and found is None:  # unreadable metadata: drop it, compile again
+    if hit is not None and found is None:  # an entry that does not load: drop it, compile again
         cache.stats.corrupted += 1
         _remove(cache.entry_path(key))
     gpu = backend if getattr(program, "gpu", None) is not None else None
@@ -326,20 +327,21 @@ def _result_from(program: Any, kernel: Any, backend: Any, hit: tuple) -> Any:
     from tistudio.runtime.program import CompileResult
 
     meta, object_code = hit
+    # the checksum says the entry is whole, not that it is right: whatever fails while it is
+    # read (an empty task, object code that is not, a shader that does not compile) drops it
     try:
-        if getattr(program, "gpu", None) is not None:
-            executable = backend.load_cached(meta["spec"], kernel, _final_ir(program, kernel))
-        else:
-            spec = replace(KernelSpec.from_json(meta["spec"]), name=kernel.name)
         warnings = [
             (m, SourceLoc(f, line, col) if f is not None else None)
             for m, f, line, col in meta["warnings"]
         ]
         written = _snodes_by_id(program, set(meta["written"]))
-    except (KeyError, ValueError, TypeError):
+        if getattr(program, "gpu", None) is not None:
+            executable = backend.load_cached(meta["spec"], kernel, _final_ir(program, kernel))
+        else:
+            spec = replace(KernelSpec.from_json(meta["spec"]), name=kernel.name)
+            executable = backend.load(spec, object_code, program.config)
+    except Exception:
         return None
-    if getattr(program, "gpu", None) is None:
-        executable = backend.load(spec, object_code, program.config)
     return CompileResult(executable, [], warnings, None, written_snodes=written, cache="hit")
 
 
