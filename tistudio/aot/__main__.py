@@ -109,8 +109,9 @@ def write_header(module: str, output: Path) -> list[str]:
     meta = check_metadata(loads(METADATA, files[METADATA]))
     graphs = check_graphs(loads(GRAPHS, files[GRAPHS]), meta)
     binding.check_module(meta, graphs, files)  # the header must fit the objects it calls
+    module_digest = binding.module_digest(meta, graphs)
     for kernel in meta["kernels"]:
-        binding.check_kernel(meta, graphs, kernel, files)
+        binding.check_kernel(module_digest, meta["arch"], kernel, files)
     output.write_text(c_header(meta))
     return [f"wrote {output} ({len(meta['kernels'])} kernels)"]
 

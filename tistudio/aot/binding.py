@@ -81,11 +81,12 @@ def check_module(meta: dict, graphs: list, files: dict[str, bytes]) -> None:
                 )
 
 
-def check_kernel(meta: dict, graphs: list, entry: dict, files: dict[str, bytes]) -> None:
-    """Refuse a kernel whose metadata entry differs from what its code was built with."""
-    expected = marker(module_digest(meta, graphs), kernel_digest(entry)).encode()
-    for name in kernel_artifacts(entry, meta["arch"]):
-        if not _carries(expected, files.get(name, b""), meta["arch"]):
+def check_kernel(module: str, arch: str, entry: dict, files: dict[str, bytes]) -> None:
+    """Refuse a kernel whose metadata entry differs from what its code was built with
+    (`module`: the module digest, `arch`: the module's)."""
+    expected = marker(module, kernel_digest(entry)).encode()
+    for name in kernel_artifacts(entry, arch):
+        if not _carries(expected, files.get(name, b""), arch):
             raise AotModuleError(
                 f"metadata.json: the entry of kernel {entry['name']!r} is not the one "
                 f"{name!r} was built with (edited after the module was built); build the "

@@ -87,7 +87,8 @@ class LoadedModule:
         self.arch = meta["arch"]
         self.metadata = meta
         self._runtime = runtime
-        self._graph_entries, self._files, self._origin = graphs, files, origin
+        self._files, self._origin = files, origin
+        self._module_digest = binding.module_digest(meta, graphs)
         self._entries = {k["name"]: k for k in meta["kernels"]}
         self._graphs = {g["key"]: g["value"]["dispatches"] for g in graphs}
         self._kernels: dict[str, LoadedKernel] = {}
@@ -109,7 +110,7 @@ class LoadedModule:
                 raise KeyError(f"the module has no kernel {name!r}; it has {self.kernel_names}")
 
             def verify() -> None:  # the runtime calls it before the kernel's code is used
-                binding.check_kernel(self.metadata, self._graph_entries, entry, self._files)
+                binding.check_kernel(self._module_digest, self.arch, entry, self._files)
 
             try:
                 executable = self._runtime.executable(entry, verify)
