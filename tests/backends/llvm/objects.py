@@ -119,13 +119,15 @@ class Elf:
         SYMBOL.pack_into(self.data, at, *fields)
         return self
 
-    def relocation(self, k: int = 0) -> tuple[int, tuple]:
-        rela = self.section(self.index(".rela.ltext"))
+    def relocation(self, k: int = 0, section: str = ".rela.ltext") -> tuple[int, tuple]:
+        rela = self.section(self.index(section))
         at = rela[4] + k * RELA.size
         return at, RELA.unpack_from(self.data, at)
 
-    def set_relocation(self, k: int, offset: int, info: int, addend: int) -> Elf:
-        RELA.pack_into(self.data, self.relocation(k)[0], offset, info, addend)
+    def set_relocation(
+        self, k: int, offset: int, info: int, addend: int, section: str = ".rela.ltext"
+    ) -> Elf:
+        RELA.pack_into(self.data, self.relocation(k, section)[0], offset, info, addend)
         return self
 
     def bytes(self) -> bytes:

@@ -13,7 +13,9 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import pytest
 
-from tests.backends.llvm.objects import SYMBOL, Elf, compile_objects
+from tests.backends.llvm.helpers import compile_text, ndarray, scalar
+from tests.backends.llvm.objects import SIN_EXP, SYMBOL, Elf, compile_objects
+from tistudio.backends.llvm import CpuBackend
 from tistudio.backends.llvm.jit import JitEngine
 from tistudio.backends.llvm.object_check import ObjectFileError, check_object
 
@@ -251,3 +253,39 @@ def test_load_object_checks_what_it_loads(kernels, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "refused: section 1 ('.strtab') lies outside the file" in done.stdout
+
+
+AARCH64 = "aarch64-unknown-linux-gnu"
+
+
+def test_aarch64_objects_of_our_back_end_pass_and_unknown_relocations_do_not():
+    """The kernel's module compiled for AArch64 as `JitEngine` would there (large code model,
+    static relocations): checked, not run. A relocation RuntimeDyld does not implement there
+    (MOVW_UABS_G1, the checked form) would abort the process."""
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    try:
+        target = llvm.Target.from_triple(AARCH64)
+    except RuntimeError:
+        pytest.skip("this LLVM has no AArch64 target")
+    machine = target.create_target_machine(cpu="generic", opt=3, reloc="static", codemodel="large")
+    engine = JitEngine()
+    cpu = CpuBackend(num_threads=1)
+    cpu.tiering = "optimised"
+    ex = compile_text(
+        cpu, SIN_EXP, params=[scalar("a", "f32"), ndarray("x", "f32", 1), ndarray("y", "f32", 1)]
+    )
+    text = re.sub(r'target triple = ".*"', f'target triple = "{AARCH64}"', ex.llvm_ir)
+    text = re.sub(r'target datalayout = ".*"', f'target datalayout = "{machine.target_data}"', text)
+    text = re.sub(r'"target-(cpu|features)"="[^"]*"', "", text)  # the host's x86-64 features
+    obj = machine.emit_object(llvm.parse_assembly(text))
+    resolvable = lambda name: bool(llvm.address_of_symbol(name))  # noqa: E731
+    check_object(obj, AARCH64, resolvable)
+    elf = Elf(obj)
+    _, (offset, info, addend) = elf.relocation(0, ".rela.text")
+    elf.set_relocation(0, offset, (info >> 32) << 32 | 265, addend, ".rela.text")
+    with pytest.raises(ObjectFileError, match="type 265 is not one we emit"):
+        check_object(elf.bytes(), AARCH64, resolvable)
+    with pytest.raises(ObjectFileError, match="ELF machine 183, expected 62"):
+        check_object(obj, engine.triple, resolvable)
+    cpu.close()

@@ -48,14 +48,14 @@ SHN_UNDEF, SHN_ABS = 0, 0xFFF1
 STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_SECTION, STT_FILE = 0, 1, 2, 3, 4
 STB_LOCAL, STB_GLOBAL, STB_WEAK = 0, 1, 2
 
-# e_machine -> the relocation types our back end emits there, with the bytes each one writes.
-# x86-64: R_X86_64_64, the large code model's absolute address. AArch64: R_AARCH64_ABS64 and
-# the MOVW_UABS_G0_NC..G3 quartet that builds a 64-bit address in a register.
+# e_machine -> the relocation types our back end emits there (all of them ones RuntimeDyld
+# implements), with the bytes each one patches. x86-64: R_X86_64_64, the large code model's
+# absolute address. AArch64, where LLVM's ELF output calls through CALL26 and reaches other
+# functions through the GOT: ABS64, MOVW_UABS_G0_NC/G1_NC/G2_NC/G3, ADR_PREL_PG_HI21,
+# ADD_ABS_LO12_NC, the LDST*_ABS_LO12_NC family, JUMP26/CALL26 and ADR_GOT_PAGE/LD64_GOT_LO12_NC.
 _MACHINES = {"x86_64": 62, "aarch64": 183}
-_RELOCATIONS = {
-    62: {1: 8},
-    183: {257: 8, 264: 4, 265: 4, 266: 4, 267: 4, 268: 4, 269: 4, 270: 4},
-}
+_AARCH64_INSTRUCTIONS = (264, 266, 268, 269, 275, 277, 278, 282, 283, 284, 285, 286, 299, 311, 312)
+_RELOCATIONS = {62: {1: 8}, 183: {257: 8, **dict.fromkeys(_AARCH64_INSTRUCTIONS, 4)}}
 _MACHINE_FLAGS = {62: SHF_X86_64_LARGE, 183: 0}
 
 # (name pattern, type, flags it must have, flags it may have): the sections LLVM writes for us
