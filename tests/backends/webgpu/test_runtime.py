@@ -25,9 +25,20 @@ def gpu(device):
 
 
 def test_ti_gpu_selects_the_webgpu_adapter(gpu):
+    """`ti.gpu` runs on the best adapter there is: Vulkan before the other back ends, a GPU
+    before a CPU; whichever this machine's adapters are."""
+    import wgpu
+
     assert impl.current_cfg().arch == "gpu"
     assert impl.current_adapter() == gpu.description
-    assert gpu.description.startswith("Vulkan")  # Vulkan is preferred to OpenGL
+    chosen = gpu.adapter.info
+    assert gpu.description == f"{chosen['backend_type']}: {chosen['device']}"
+    others = [a.info for a in wgpu.gpu.enumerate_adapters_sync()]
+    if any(info["backend_type"] == "Vulkan" for info in others):
+        assert chosen["backend_type"] == "Vulkan"  # Vulkan is preferred to OpenGL
+    kinds = {info["adapter_type"] for info in others if info["backend_type"] == "Vulkan"}
+    if chosen["backend_type"] == "Vulkan" and kinds & {"DiscreteGPU", "IntegratedGPU"}:
+        assert chosen["adapter_type"] != "CPU"  # a GPU before lavapipe
 
 
 def test_without_wgpu_ti_gpu_falls_back_with_a_warning_or_fails_when_asked():
@@ -110,21 +121,32 @@ def test_returns_of_several_types(gpu):
     assert tuple(values(100, 1.0)) == (-56, 1.0 / 3, True)
 
 
-def test_reduction_beyond_65535_workgroups(gpu):
-    n = 65535 * 256 + 1000
+def test_reduction_beyond_65535_workgroups(device):
+    """A range of more workgroups than one dispatch may have (the adapter's
+    `max-compute-workgroups-per-dimension`, 65535 everywhere we run) strides over the grid:
+    every index runs exactly once, with the dispatch as large as the adapter allows."""
+    limit = device.adapter.limits["max-compute-workgroups-per-dimension"]
+    widest = GpuDevice(device.adapter, device.device, replace(device.caps, max_groups=limit))
+    ti.init(arch=ti.gpu, fallback_to_cpu=False)
+    impl.get_program().use_gpu(widest)
+    n = limit * device.caps.workgroup_size + 1000  # more than `limit` workgroups' worth
     total = ti.field(ti.i32, shape=())
     top = ti.field(ti.f32, shape=())
+    seen = ti.field(ti.i32, shape=n)
 
     @ti.kernel
     def count():
         for i in range(n):
             total[None] += 1
             ti.atomic_max(top[None], ti.cast(i % 1000, ti.f32))
+            seen[i] += i % 7 + 1  # twice would double it, never would leave 0
 
     count()
     assert total[None] == n and top[None] == 999.0
+    np.testing.assert_array_equal(seen.to_numpy(), np.arange(n, dtype=np.int32) % 7 + 1)
     wgsl = count.compile_report().wgsl
     assert "var<workgroup> reduce_i32" in wgsl and "workgroupBarrier();" in wgsl
+    ti.reset()
 
 
 def test_trees_beyond_the_binding_limit_are_bound_as_windows(device):
