@@ -5,13 +5,17 @@ from __future__ import annotations
 import textwrap
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
+import tistudio as ti
 from tistudio.backends.errors import UnsupportedOnBackend
+from tistudio.backends.webgpu.device import GpuDevice
 from tistudio.backends.webgpu.resources import ArgsLayout, Caps
 from tistudio.backends.webgpu.shader import build_shaders
 from tistudio.ir import Param, SNode, finalize_layout, parse_ir, verify
 from tistudio.ir.types import parse_type
+from tistudio.lang import impl
 
 CAPS = Caps(
     features=frozenset({"shader-f64", "shader-int64", "shader-float32-atomic", "immediates"}),
@@ -144,7 +148,7 @@ def test_atomics_are_native_or_compare_exchange(device, op, dtype, needle):
     accepted(device, shader.wgsl)
 
 
-def test_float_atomics_without_the_feature_use_compare_exchange():
+def test_float_atomics_without_the_feature_use_compare_exchange(device):
     caps = replace(CAPS, features=CAPS.features - {"shader-float32-atomic"})
     (shader,) = shaders(
         range_task("""
@@ -156,6 +160,33 @@ def test_float_atomics_without_the_feature_use_compare_exchange():
         snodes=tree("f32"),
     )
     assert "af32" not in shader.wgsl and "atomicCompareExchangeWeak" in shader.wgsl
+    accepted(device, shader.wgsl)
+
+
+def test_float_atomics_by_compare_exchange_add_up_under_contention(device):
+    """The compare-exchange loops run on a device opened without `shader-float32-atomic`:
+    4096 invocations adding to 8 cells, and all of them to one, lose no addition."""
+    without = GpuDevice.open(disable=frozenset({"shader-float32-atomic"}))
+    ti.init(arch=ti.gpu, fallback_to_cpu=False)
+    impl.get_program().use_gpu(without)
+    total = ti.field(ti.f32, shape=())
+    cells = ti.field(ti.f32, shape=8)
+    top = ti.field(ti.f32, shape=())
+
+    @ti.kernel
+    def add(n: ti.i32):
+        for i in range(n):
+            ti.atomic_add(total[None], 1.0)
+            ti.atomic_add(cells[i % 8], 0.5)
+            ti.atomic_max(top[None], ti.cast(i, ti.f32) * 0.25)
+
+    add(4096)
+    add(4096)
+    assert total[None] == 8192.0 and top[None] == 4095 * 0.25
+    np.testing.assert_array_equal(cells.to_numpy(), np.full(8, 512.0, np.float32))
+    wgsl = add.compile_report(4096).wgsl
+    assert "af32" not in wgsl and "atomicCompareExchangeWeak" in wgsl
+    ti.reset()
 
 
 def test_a_windowed_buffer_branches_per_window(device):
