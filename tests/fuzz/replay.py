@@ -77,7 +77,7 @@ def regenerate(options: argparse.Namespace) -> None:
 
 def replay(options: argparse.Namespace) -> int:
     import tistudio as ti
-    from tests.fuzz.harness import load_program
+    from tests.fuzz.harness import load
     from tests.fuzz.variants import run_variants
 
     failed = 0
@@ -93,12 +93,10 @@ def replay(options: argparse.Namespace) -> int:
                 traceback.print_exc()
         print(f"{path}: {verdict}", flush=True)
         if options.wgsl is not None:
-            ti.init(arch=ti.vulkan, offline_cache=False)
-            kern, _ = load_program(program).make(ti)
-            args = [v for _, v in program.scalar_args]
+            loaded = load(program, arch=ti.vulkan)
             try:
-                text = kern.compile_report(*args).wgsl
-            except Exception as e:  # noqa: BLE001 - ndarray kernels need their arrays
+                text = loaded.kern.compile_report(*loaded.args).wgsl
+            except Exception as e:  # noqa: BLE001 - the verdict above is the finding
                 text = f"// no report: {e}"
             options.wgsl.mkdir(parents=True, exist_ok=True)
             (options.wgsl / f"{path.stem}.wgsl").write_text(text)

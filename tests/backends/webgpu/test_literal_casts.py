@@ -38,3 +38,32 @@ def test_casts_of_f64_constants_compile_and_agree_with_the_cpu(device) -> None: 
     cpu, gpu = _casts(ti.cpu), _casts(ti.vulkan)
     assert cpu[0] == 1.0 and cpu[2] == -1.5  # the kernel computes what it says
     np.testing.assert_array_equal(gpu, cpu)
+
+
+def _f16_zeros(arch) -> np.ndarray:  # noqa: ANN001
+    ti.init(arch=arch, offline_cache=False)
+    out = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def zeros(a: ti.f32, nan: ti.f32):
+        z = ti.cast(0, ti.u8)  # a constant the IR keeps as a cast
+        out[0] = ti.cast(ti.cast(z, ti.f16) * ti.cast(nan, ti.f16), ti.f32)
+        out[1] = ti.cast(ti.cast(a, ti.f16) / ti.cast(z, ti.f16), ti.f32)
+        out[2] = ti.cast((ti.cast(a, ti.f16) / ti.cast(-1.5, ti.f16)) % ti.cast(z, ti.f16), ti.f32)
+        out[3] = ti.cast(ti.cast(3, ti.i32), ti.f16) * ti.cast(a, ti.f16)
+
+    zeros(-0.0, np.nan)
+    result = out.to_numpy()
+    ti.reset()
+    return result
+
+
+def test_f16_zero_constants_are_not_folded_away(device) -> None:  # noqa: ANN001
+    """`f16(0) * NaN` is NaN and `x / f16(0)` IEEE's, as on the CPU: lavapipe folded the
+    product of a cast constant zero to 0 (the H100 float campaign's kernel returned 0 where the
+    CPU returns NaN), and an f16 division by a literal zero went to the driver unguarded."""
+    if not device.caps.has("shader-f16"):
+        pytest.skip("the adapter has no shader-f16")
+    cpu, gpu = _f16_zeros(ti.cpu), _f16_zeros(ti.vulkan)
+    assert np.isnan(cpu[:3]).all() and np.isnan(gpu[:3]).all()  # (a NaN's sign is no one's)
+    assert gpu[3].view(np.uint32) == cpu[3].view(np.uint32) == 0x80000000  # -0.0 * 3

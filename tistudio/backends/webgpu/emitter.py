@@ -162,8 +162,13 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     # --- values -------------------------------------------------------------------------
 
     def emit_Const(self, stmt: s.Const) -> None:
+        self.constant(stmt, stmt.value)
+
+    def constant(self, stmt: Stmt, value: int | float | bool) -> None:
+        """`stmt` is the constant `value` of its type: a literal, or a float made opaque to
+        drivers (`ieee.opaque`), so that they see no constant they could fold."""
         reg = self.reg(stmt, stmt.ret_type)
-        literal = wgsl.literal(stmt.value, stmt.ret_type)
+        literal = wgsl.literal(value, stmt.ret_type)
         opaque = ieee.opaque(literal, stmt.ret_type)
         if opaque is None:
             self.values[stmt] = literal
@@ -185,6 +190,11 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     def emit_UnaryOp(self, stmt: s.UnaryOp) -> None:
         src, dst = stmt.operand.ret_type, stmt.ret_type
         self.reg(stmt, src)
+        if isinstance(stmt.operand, s.Const):  # a float made of a constant is a constant
+            folded = wgsl.folded_cast(stmt.op, src, dst, stmt.operand.value)
+            if folded is not None:
+                self.constant(stmt, folded)
+                return
         x = self.value(stmt.operand)
         f64 = self.caps.has("shader-f64")
         expr = ieee.unary(stmt.op, src, dst, x, f64, trig=not self.fast_math)

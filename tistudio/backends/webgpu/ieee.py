@@ -45,9 +45,9 @@ def opaque(literal: str, dtype: PrimitiveType) -> str | None:
     They reassociate constants (lavapipe made `(x + 1e30) - 1e30` x and `(x * 1e30) * 1e-30`
     x, where the CPU gives 0 and inf) and fold `x * 0.0` to 0; `ti_never` is false at run
     time (`num_workgroups.y == 0`), which no compiler can know."""
-    if dtype.name not in ("f32", "f64") or not _LITERAL.fullmatch(literal):
+    if not dtype.is_float or not _LITERAL.fullmatch(literal):
         return None
-    if _ZERO_LITERAL.fullmatch(literal):
+    if _ZERO_LITERAL.fullmatch(literal) or re.fullmatch(r"-?0\.0h", literal):
         return None  # `binary` spells out `x * 0.0`, and `x + 0.0` folds exactly
     return f"select({literal}, {wgsl.zero(dtype)}, ti_never)"
 
@@ -90,8 +90,9 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str, f64: bool = False) -> st
     if dtype.name == "f16" and op in (B.mul, B.sub, B.div, B.truediv):
         # in f32 and rounded back: the same bits for one + - * / (f32 holds the exact result
         # to more than twice f16's precision), with the f32 rules for NaN, zeros and signs
-        wide = binary(op, _F32, _as_f32(a), _as_f32(b), f64)
-        return None if wide is None else f"f16({wide})"
+        a32, b32 = _as_f32(a), _as_f32(b)
+        wide = binary(op, _F32, a32, b32, f64) or wgsl.binary(op, _F32, a32, b32)
+        return f"f16({wide})"
     if dtype.name != "f16" and (op is B.mul or (op is B.sub and a == b)):
         return _folded_to_zero(op, dtype, a, b)
     if dtype.name != "f16" and op in (B.div, B.truediv):

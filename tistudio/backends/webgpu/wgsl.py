@@ -373,6 +373,18 @@ def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
     return resize_int(src, dst, x)
 
 
+def folded_cast(op: U, src: PrimitiveType, dst: PrimitiveType, value: float) -> float | None:
+    """The value of a cast of the constant `value` to a float type, as the IR's semantics
+    computes it (f64 -> f16 through f32, as `cast_value`), or None. Drivers fold what they see
+    is a constant: lavapipe made `f16(0u) * x` 0 for a NaN x (the H100 float campaign's kernel,
+    where the CPU gives NaN); a folded cast goes through the emitter's constants instead."""
+    if op is not U.cast_value or not dst.is_float or src.kind == "bool":
+        return None
+    if src.name == "f64" and dst.name == "f16":
+        value, src = semantics.cast_value(value, src, _F32), _F32
+    return semantics.cast_value(value, src, dst)
+
+
 def _cast_f64_literal(value: float, dst: PrimitiveType) -> str:
     """An f64 literal cast here, as the IR's semantics cast it (f16 through f32, as below):
     naga cannot convert an f64 literal to anything ("Cannot cast scalar components of
