@@ -103,9 +103,40 @@ def test_in_process_hit_after_a_new_program(cache_dir: Path) -> None:
     assert compile_once() == "hit"
 
 
-def test_cache_off_by_argument_writes_nothing(cache_dir: Path) -> None:
+def test_cache_off_by_argument_writes_nothing(
+    cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`offline_cache=False` wins over an environment that turns the cache on: kernels compile
+    (quick and optimised code both), run and give their results, and no file appears, neither
+    in the path given nor in the ones the environment names."""
+    monkeypatch.setenv("TISTUDIO_OFFLINE_CACHE", "1")
+    monkeypatch.setenv("TISTUDIO_OFFLINE_CACHE_FILE_PATH", str(tmp_path / "from_env"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     ti.init(arch=ti.cpu, offline_cache=False, offline_cache_file_path=str(cache_dir))
     assert ti.lang.impl.get_program().offline_cache is None
+    y = ti.field(ti.f32, shape=64)
+
+    @ti.kernel
+    def fill(a: ti.f32):
+        for i in y:
+            y[i] = a * i + ti.sin(0.01 * i)
+
+    @ti.kernel
+    def total() -> ti.f32:
+        s = 0.0
+        for i in y:
+            s += y[i]
+        return s
+
+    fill(2.0)
+    want = 2.0 * np.arange(64, dtype=np.float32) + np.sin(0.01 * np.arange(64, dtype=np.float32))
+    np.testing.assert_allclose(y.to_numpy(), want, rtol=1e-5)
+    assert abs(total() - float(want.sum())) < 1e-2
+    ti.lang.impl.get_program().wait_for_optimised()  # optimised code is stored when it arrives
+    assert fill.instances()[0].result.cache == "off"
+    written = [p.relative_to(tmp_path) for p in tmp_path.rglob("*")]
+    assert written == [], written
+    ti.reset()
 
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "flip"])
