@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.notebooks.package_index import skip_without_index
+
 ROOT = Path(__file__).resolve().parents[2]
 BINDER = ROOT / "binder"
 SMOKE = """
@@ -52,7 +54,9 @@ def test_binder_files_follow_repo2docker_conventions() -> None:
 
 
 @pytest.mark.binder
+@pytest.mark.network
 def test_binder_environment_builds_in_a_fresh_venv(tmp_path: Path) -> None:
+    skip_without_index()  # pip installs requirements.txt from the package index
     venv = tmp_path / "venv"
     env = {**os.environ, "PIP_NO_COMPILE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env['PATH']}"

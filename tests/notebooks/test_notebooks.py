@@ -15,9 +15,10 @@ from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 # Hang guards, not speed limits: seconds for the whole notebook (a cell may take at most
-# CELL_LIMIT), ten times the speed limits they replace; each notebook ran in 6-9 s on the 2-core
-# machine with two busy processes beside it. How long a tutorial takes is printed for the log; the compile and launch times
-# behind it are measured by benchmarks/cases/cold_compile.py and compile_next.py.
+# CELL_LIMIT), ten times the speed limits they replace; each notebook ran in 6-9 s on the
+# 2-core machine with two busy processes beside it. How long a tutorial takes is printed for
+# the log; the compile times behind it are measured by benchmarks/cases/cold_compile.py and
+# compile_next.py.
 LIMITS = {
     "01_tour.ipynb": 900,
     "02_compiler_stages.ipynb": 900,

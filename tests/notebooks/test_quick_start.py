@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.notebooks.package_index import skip_without_index
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -34,8 +36,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.network
 def test_the_first_quick_start_command_serves_the_tour_in_a_fresh_venv(tmp_path: Path) -> None:
     install, run = _quick_start()
+    skip_without_index()  # pip installs the dependencies from the package index
     assert install[:3] == ["pip", "install", "-e"] and run == ["python", "-m", "tistudio.lab"]
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
