@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tistudio.runtime.cache_dir import default_path as default_path  # where ti.init finds it
+
 MAGIC = b"TISTUDIO-KERNEL-1\n"
 _HEADER = struct.Struct("<QQ32s")  # metadata length, object length, SHA-256 of both
 SUFFIX = ".tic"
@@ -40,12 +42,6 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 # the compiler's source folders (the GPU's WGSL depends on backends/webgpu as well)
 _COMPILER_FOLDERS = ("frontend", "ir", "passes", "backends/llvm", "backends/webgpu")
 _COMPILER_FOLDERS += ("lang", "runtime")
-
-
-def default_path() -> Path:
-    """`$XDG_CACHE_HOME/tistudio` (or `~/.cache/tistudio`), Taichi's place for its cache."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tistudio"
 
 
 def compiler_fingerprint(package: Path = _PACKAGE) -> str:
