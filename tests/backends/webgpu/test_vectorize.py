@@ -43,12 +43,13 @@ GOLDEN = textwrap.dedent(
     """\
     // kernel k, task 0: offloaded range_for(0, 10)
     @group(0) @binding(0) var<storage, read_write> tree0_v4f32: array<vec4<f32>>;
+    var<private> ti_never: bool;  // false at run time (ieee.opaque)
 
     @compute @workgroup_size(64)
     fn main(@builtin(global_invocation_id) gid: vec3<u32>,
             @builtin(local_invocation_index) lid: u32,
             @builtin(num_workgroups) groups: vec3<u32>) {
-        let ti_never: bool = groups.y == 0u;
+        ti_never = groups.y == 0u;
         let count: u32 = 10u;
         for (var k4: u32 = gid.x; k4 < 2u; k4 = k4 + groups.x * 64u) {
             let s0_i: i32 = i32(k4 * 4u);  // lane 0, for the addresses

@@ -222,8 +222,10 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     def need_helper(self, expr: str) -> None:
         """Add the helper functions `expr` calls (and those they call) to the module."""
         for name, text in HELPERS.items():
+            text = wgsl.opaque_specials(text)
             if f"{name}(" in expr and text not in self.helpers:
                 self.helpers.append(text)
+                self.uses_never |= "ti_never" in text
                 self.need_helper(text.split("{", 1)[1])
 
     def emit_TernaryOp(self, stmt: s.TernaryOp) -> None:

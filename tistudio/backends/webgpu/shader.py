@@ -113,10 +113,12 @@ def _build_task(e: TaskEmitter) -> TaskShader:
             f"the task needs {len(bindings)} storage bindings, the adapter allows "
             f"{e.caps.max_storage_buffers}",
         )
-    if e.uses_never:  # a condition false at run time that drivers cannot know (ieee.opaque)
+    # a condition false at run time that drivers cannot know (ieee.opaque), wherever it went
+    e.uses_never |= any("ti_never" in text for text in e.body + e.helpers)
+    if e.uses_never:
         if serial:
             entry[-1] = "fn main(@builtin(num_workgroups) groups: vec3<u32>) {"
-        e.body.insert(0, "    let ti_never: bool = groups.y == 0u;")
+        e.body.insert(0, "    ti_never = groups.y == 0u;")  # private: helpers read it too
     text = _module_text(e, entry, len(bindings))
     if e.uses_args and e.args.uniform:
         bindings.append(Binding(len(bindings), "args", UNIFORM, 0, False))
@@ -208,6 +210,8 @@ def _module_text(e: TaskEmitter, entry: list[str], args_binding: int) -> str:
     lines += e.resources.declarations()
     for reg in sorted(e.reduction_types):
         lines.append(f"var<workgroup> reduce_{reg}: array<{reg}, {e.caps.workgroup_size}>;")
+    if e.uses_never:
+        lines.append("var<private> ti_never: bool;  // false at run time (ieee.opaque)")
     for helper in e.helpers:
         lines += ["", helper]
     lines += ["", *entry, *e.body, "}", ""]

@@ -94,15 +94,34 @@ def _float_literal(value: float, dtype: PrimitiveType) -> str:
         stored = np_type(value)
     tiny = np.finfo(np_type).tiny
     if not math.isfinite(stored) or (value != 0 and abs(stored) < tiny):
-        # no literal spells inf, NaN or a subnormal: give the bits
+        # no literal spells inf, NaN or a subnormal: give the bits, and hide infinities and
+        # NaN from drivers (`opaque_bits`)
         if reg == "f16":  # WGSL has no 16-bit integer to bitcast from
             bits = int(np.array(stored).view(np.uint16))
-            return f"f16(unpack2x16float({bits}u).x)"
+            word = opaque_bits(f"{bits}u") if not math.isfinite(stored) else f"{bits}u"
+            return f"f16(unpack2x16float({word}).x)"
         int_type = ("u32", np.uint32) if reg == "f32" else ("u64", np.uint64)
-        bits = int(np.array(stored).view(int_type[1]))
-        return f"bitcast<{reg}>({bits}{_SUFFIX[int_type[0]]})"
+        bits = f"{int(np.array(stored).view(int_type[1]))}{_SUFFIX[int_type[0]]}"
+        return f"bitcast<{reg}>({opaque_bits(bits) if not math.isfinite(stored) else bits})"
     text = repr(float(stored))
     return f"{text}{_SUFFIX[reg]}"
+
+
+def opaque_bits(bits: str) -> str:
+    """The integer constant `bits` (an infinity's or a NaN's) as a value drivers cannot see
+    is constant: NVIDIA's driver (580) took an infinity or NaN constant in arithmetic as
+    undefined (fast math), so `inf - NaN` was 0 and `inf % 0.0` 0 where the CPU gives NaN.
+    `ti_never` is false at run time (`ieee.opaque`)."""
+    zero_ = "0lu" if bits.endswith("lu") else "0u"
+    return f"select({bits}, {zero_}, ti_never)"
+
+
+_SPECIAL_BITS = re.compile(r"bitcast<(f32|f64)>\((0x[0-9a-f]+l?u)\)")
+
+
+def opaque_specials(text: str) -> str:
+    """`text` (a helper function) with its infinity and NaN constants `opaque_bits`."""
+    return _SPECIAL_BITS.sub(lambda m: f"bitcast<{m[1]}>({opaque_bits(m[2])})", text)
 
 
 def zero(dtype: PrimitiveType) -> str:
