@@ -36,7 +36,7 @@ from tistudio.ir.snode import SNode, finalize_layout
 from tistudio.ir.stmt import Kernel, Stmt
 from tistudio.ir.types import PointerType, PrimitiveType
 
-INPUT_SETS = 6  # generated inputs per golden
+INPUT_SETS = 12  # generated inputs per golden
 STEPS = 50_000  # statements one run may execute before it counts as not ending
 FIELD_SIDE = 4  # cells per axis of the tree made for a field the golden gives no tree for
 TENSOR_STATEMENTS = (s.MatrixInit, s.GetElement, s.MatrixPtr)
@@ -81,9 +81,11 @@ def complete_snodes(kernel: Kernel, snodes: dict[int, SNode] | None) -> dict[int
 
 def _side(kernel: Kernel, ndim: int) -> int:
     """Cells per axis of a made-up field or ndarray: enough for the largest index-like number
-    in the IR (a constant or a task's bound, at most 1024) and at least 4, within 4096 cells."""
+    in the IR (a constant, a task's bound or a field's last index, at most 1024) and at least
+    4, within 4096 cells."""
     bounds = [st.value for st in kernel.walk() if isinstance(st, s.Const)]
     bounds += [b for t in kernel.walk() if isinstance(t, s.Offloaded) for b in _bounds(t)]
+    bounds += [n - 1 for t in kernel.walk() for node in _snodes_of(t) for n in node.shape]
     largest = max([3, *(b for b in bounds if isinstance(b, int) and 0 <= b <= 1024)])
     return min(largest + 1, round(4096 ** (1 / ndim))) if ndim else 1
 
@@ -169,30 +171,39 @@ def _pointee(stmt: Stmt) -> PrimitiveType:
 
 @dataclass(frozen=True)
 class _Draw:
-    """How one input set's values are drawn: `small` ones (0 to 3, short loops, indices in
-    bounds) or edge and random ones; floats only from `EXACT_SUMS` where `exact_sums`."""
+    """How input set `number` is drawn. Set 0 holds `small` values (0 to 3: indices in bounds,
+    short loops); in the odd sets each scalar argument takes the edge values of its type in
+    turn (`_edges`, most telling first), so that every argument meets -0.0, NaN, the infinities
+    or the integer extremes; the other sets mix small, edge and random values. Floats come
+    only from `EXACT_SUMS` where `exact_sums`."""
 
     rng: np.random.Generator
-    small: bool
+    number: int
     exact_sums: bool
 
+    def argument(self, t: PrimitiveType, arg_id: int) -> float | int:
+        if self.number % 2 == 0:
+            return self.value(t)
+        pool = self.pool(t, "edge")
+        return normalize(pool[(self.number // 2 + 3 * arg_id) % len(pool)], t)
+
     def value(self, t: PrimitiveType) -> float | int:
-        rng = self.rng
+        """A value for an array, a field or a global temporary (and an even set's argument)."""
+        kind = "small" if self.number == 0 else ("small", "edge", "random")[self.rng.integers(3)]
+        pool = self.pool(t, kind)
+        return normalize(pool[int(self.rng.integers(len(pool)))], t)
+
+    def pool(self, t: PrimitiveType, kind: str) -> list[float | int]:
         if t.is_float and self.exact_sums:
-            pool = EXACT_SUMS[:5] if self.small else EXACT_SUMS
-        elif self.small:
-            pool = [0.0, 1.0, 2.0, 0.5, -1.0] if t.is_float else [0, 1, 2, 3]
-        elif rng.random() < 0.6:
-            pool = _edges(t)
-        elif t.is_float:
-            pool = [float(rng.standard_normal() * 10.0)]
-        else:
-            info = np.iinfo(t.numpy_name) if t.kind != "bool" else None
-            pool = [int(rng.integers(info.min, info.max, endpoint=True)) if info else 0]
-        value = pool[int(rng.integers(len(pool)))]
-        if t.is_float and not self.small and rng.random() < 0.2:
-            value = -value  # -inf, -NaN, -1e30 ...
-        return normalize(value if t.kind != "bool" else int(value) % 2, t)
+            return EXACT_SUMS[:5] if kind == "small" else EXACT_SUMS
+        if kind == "small":
+            return [0.0, 1.0, 2.0, 0.5, -1.0] if t.is_float else [0, 1, 2, 3]
+        if kind == "edge" or t.kind == "bool":
+            return _edges(t)
+        if t.is_float:
+            return [float(self.rng.standard_normal() * 10.0)]
+        info = np.iinfo(t.numpy_name)
+        return [int(self.rng.integers(info.min, info.max, endpoint=True))]
 
 
 # floats whose sums and products in any order are exact (docs/compiler-contract.md: a parallel
@@ -201,14 +212,17 @@ EXACT_SUMS = [0.0, 1.0, 2.0, 0.5, -1.0, -0.0, 3.0, math.inf, -math.inf, math.nan
 
 
 def _edges(t: PrimitiveType) -> list[float | int]:
+    """A type's edge values, the ones that most often break a rewrite first."""
     if t.is_float:
         big = float(np.finfo(t.numpy_name).max)
         tiny = float(np.finfo(t.numpy_name).smallest_subnormal)
-        return [0.0, -0.0, 1.0, -1.0, 0.5, -1.5, 3.0, 1e30, -1e-3, big, tiny, math.nan, math.inf]
+        return [-0.0, math.nan, math.inf, -math.inf, 0.0, -1.0, 1e30, big, tiny, -big, 1.0,
+                0.5, -1.5, 3.0, -1e-3, -1e30, -tiny]  # fmt: skip
     if t.kind == "bool":
         return [0, 1]
     info = np.iinfo(t.numpy_name)
-    return [0, 1, 2, 3, -1, int(info.min), int(info.max), int(info.min) + 1, int(info.max) - 1]
+    low, high = int(info.min), int(info.max)
+    return [0, -1, low, high, 1, low + 1, high - 1, 2, 3, -2, high // 2 + 1]
 
 
 def _cells(node: SNode) -> Iterator[tuple[int, ...]]:
@@ -243,7 +257,7 @@ def _inputs(needs: _Needs, draw: _Draw) -> _Inputs:
     count = max([*needs.scalars, *needs.arrays], default=-1) + 1
     args: list[object] = [0] * count
     for arg_id, t in needs.scalars.items():
-        args[arg_id] = draw.value(t)
+        args[arg_id] = draw.argument(t, arg_id)
     for arg_id, (ndim, t) in needs.arrays.items():
         shape = (needs.side[ndim],) * ndim
         values = [draw.value(t) for _ in range(math.prod(shape))]
@@ -365,9 +379,8 @@ def _asserts(kernel: Kernel) -> int:
 def check_meaning(
     before: Kernel, after: Kernel, snodes: dict[int, SNode], seed: int, exact_sums: bool = False
 ) -> Verdict:
-    """Run `before` and `after` on `INPUT_SETS` generated input sets; raise `AssertionError`
-    on the first that they disagree on. The first set holds only small values, the second
-    edge and random ones, the rest either. An input set on which `after` fails a check that
+    """Run `before` and `after` on `INPUT_SETS` generated input sets (see `_Draw`); raise
+    `AssertionError` on the first that they disagree on. An input set on which `after` fails a check that
     the pass added (an `assert` that `before` lacks) is one the program is wrong on, like one
     on which `before` fails: it is not compared. `exact_sums`: see `EXACT_SUMS`."""
     try:
@@ -377,8 +390,7 @@ def check_meaning(
     rng = np.random.default_rng(seed)
     compared, why = 0, ""
     for number in range(INPUT_SETS):
-        small = number == 0 or (number > 1 and rng.random() < 0.5)
-        inputs = _inputs(needs, _Draw(rng, small, exact_sums))
+        inputs = _inputs(needs, _Draw(rng, number, exact_sums))
         try:
             want = _run(before, inputs)
         except (InterpreterError, _OutOfSteps, RecursionError) as e:
