@@ -380,9 +380,9 @@ def check_meaning(
     before: Kernel, after: Kernel, snodes: dict[int, SNode], seed: int, exact_sums: bool = False
 ) -> Verdict:
     """Run `before` and `after` on `INPUT_SETS` generated input sets (see `_Draw`); raise
-    `AssertionError` on the first that they disagree on. An input set on which `after` fails a check that
-    the pass added (an `assert` that `before` lacks) is one the program is wrong on, like one
-    on which `before` fails: it is not compared. `exact_sums`: see `EXACT_SUMS`."""
+    `AssertionError` on the first that they disagree on. An input set on which `after` fails
+    a check that the pass added (an `assert` that `before` lacks) is one the program is wrong
+    on, like one on which `before` fails: it is not compared. `exact_sums`: see `EXACT_SUMS`."""
     try:
         needs = _needs(before, after, snodes)
     except ValueError as e:
