@@ -7,8 +7,9 @@ import textwrap
 import tistudio as ti
 from tests.frontend.util import frontend_ir
 from tistudio.ir import print_ir, verify
+from tistudio.ir.interpreter import interpret
 from tistudio.ir.types import f32, i32
-from tistudio.passes import lower_ast
+from tistudio.passes import lower_ast, type_check
 from tistudio.passes.context import PassContext
 
 
@@ -161,7 +162,27 @@ def test_nested_mod_lowers_in_linear_size() -> None:
 
     kernel = frontend_ir(k, params={"a": i32}, ret=[i32])
     lower_ast.run(kernel, PassContext())
-    assert kernel.stmt_count() < 100  # 4 statements per `%`; it was 2**20 before the fix
+    verify(kernel, typed=False)
+    # the parameter's variable (alloca, argload, store, load), then 4 statements per `%`, each
+    # reading the one before it once (it was 2**20 statements before the fix), then the return
+    lines = print_ir(kernel).splitlines()[1:-1]
+    assert len(lines) == 4 + 20 * 4 + 1
+    value = "$3"
+    for k in range(20):
+        at = 4 + 4 * k
+        divisor, quotient, product, rest = (f"${at + j}" for j in range(4))
+        assert lines[at : at + 4] == [
+            f"  <i32> {divisor} = const 3",
+            f"  <i32> {quotient} = floordiv {value} {divisor}",
+            f"  <i32> {product} = mul {divisor} {quotient}",
+            f"  <i32> {rest} = sub {value} {product}",
+        ]
+        value = rest
+    assert lines[-1] == f"  $84 : return {value}"
+    # and it computes Python's `%` (the remainder takes the divisor's sign), typed and run
+    type_check.run(kernel, PassContext())
+    for a in (-(2**31), -7, -1, 0, 1, 5, 2**31 - 1):
+        assert interpret(kernel, [a], []) == [a % 3], a
 
 
 def test_atomic_under_mod_runs_once() -> None:
