@@ -102,3 +102,34 @@ def test_infinity_and_nan_constants_are_hidden_from_drivers(device) -> None:  # 
     assert np.isnan(gpu[:3]).all() and gpu[3] == -np.inf
     assert "2139095040u" in text  # +inf's bits ...
     assert not re.search(r"bitcast<f32>\((2139095040|4286578688|2143289344)u\)", text)  # hidden
+
+
+def _zero_times_infinity(arch) -> np.ndarray:  # noqa: ANN001
+    ti.init(arch=arch, offline_cache=False)
+    out = ti.field(ti.f32, shape=3)
+
+    @ti.kernel
+    def product(a: ti.i16):
+        z = ti.cast(0, ti.u16)
+        x = ti.floor(ti.cast(z, ti.f16))  # a zero a driver could compute itself
+        out[0] = ti.cast(ti.cast(a > 3, ti.f16) * ((x - x) * ti.cast(ti.math.inf, ti.f16)), ti.f32)
+        y = ti.floor(ti.cast(z, ti.f32))
+        out[1] = (y - y) * ti.math.inf
+        out[2] = ti.cast(ti.cast(ti.cast(0.0, ti.f16), ti.i8), ti.f32)
+
+    product(32767)
+    result = out.to_numpy()
+    ti.reset()
+    return result
+
+
+def test_zeros_a_driver_could_compute_do_not_cancel_infinities(device) -> None:  # noqa: ANN001
+    """`(x - x) * inf` is NaN for `x = floor(0)`: lavapipe computed `floor(0.0h)` itself and
+    made the product 0 (the H200 campaign's kernel returned 0 where the CPU returns NaN); zero
+    constants are opaque now, as other constants were. Also the f16 `enable` for a shader whose
+    only f16 is a literal (naga refused `i32(f32(0.0h))` without it)."""
+    if not device.caps.has("shader-f16"):
+        pytest.skip("the adapter has no shader-f16")
+    cpu, gpu = _zero_times_infinity(ti.cpu), _zero_times_infinity(ti.vulkan)
+    assert np.isnan(cpu[:2]).all() and np.isnan(gpu[:2]).all()
+    assert cpu[2] == gpu[2] == 0.0

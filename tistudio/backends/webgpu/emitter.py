@@ -28,6 +28,7 @@ from tistudio.backends.webgpu.resources import ArgsLayout, Caps, ShaderResources
 from tistudio.backends.webgpu.rounding import ROUNDING_HELPERS
 from tistudio.ir import statements as s
 from tistudio.ir.ops import AtomicOpType, TaskType
+from tistudio.ir.ops import BinaryOpType as B
 from tistudio.ir.stmt import Block, Stmt, walk
 from tistudio.ir.types import PointerType, PrimitiveType
 from tistudio.ir.verifier import InternalCompilerError
@@ -74,6 +75,9 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         self.locals: dict[Stmt, str] = {}
         self.loop_vars: dict[Stmt, str] = {}
         self.helpers: list[str] = []
+        # float zero constants by statement, as literals: `x * 0.0`, `0.0 / x` and `x / 0.0`
+        # are spelled out from them (ieee.binary), every other use sees the opaque value
+        self.zeros: dict[Stmt, str] = {}
         self.reduction_types: set[str] = set()
         self.uses_args = False
         self.uses_never = False  # `ti_never` (ieee.opaque): main gets `num_workgroups`
@@ -170,6 +174,8 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         reg = self.reg(stmt, stmt.ret_type)
         literal = wgsl.literal(value, stmt.ret_type)
         opaque = ieee.opaque(literal, stmt.ret_type)
+        if stmt.ret_type.is_float and value == 0:
+            self.zeros[stmt] = literal
         if opaque is None:
             self.values[stmt] = literal
             return
@@ -190,7 +196,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     def emit_UnaryOp(self, stmt: s.UnaryOp) -> None:
         src, dst = stmt.operand.ret_type, stmt.ret_type
         self.reg(stmt, src)
-        if isinstance(stmt.operand, s.Const):  # a float made of a constant is a constant
+        if isinstance(stmt.operand, s.Const):  # a cast of a constant is a constant
             folded = wgsl.folded_cast(stmt.op, src, dst, stmt.operand.value)
             if folded is not None:
                 self.constant(stmt, folded)
@@ -209,6 +215,8 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         dtype = stmt.lhs.ret_type
         self.reg(stmt, dtype)
         a, b = self.value(stmt.lhs), self.value(stmt.rhs)
+        if stmt.op in (B.mul, B.div, B.truediv):  # their IEEE spelling for a zero (ieee.py)
+            a, b = self.zeros.get(stmt.lhs, a), self.zeros.get(stmt.rhs, b)
         expr = ieee.binary(stmt.op, dtype, a, b, self.caps.has("shader-f64"))
         expr = expr or wgsl.binary(stmt.op, dtype, a, b)
         if expr is None:

@@ -34,6 +34,8 @@ _LITERAL = re.compile(r"-?[0-9][0-9.e+-]*(f|lf|h)")  # finite: inf and NaN are b
 _FINITE_LITERAL = re.compile(rf"{_LITERAL.pattern}|c[0-9]+")  # or an `opaque` constant
 _ZERO_LITERAL = re.compile(r"-?0\.0(f|lf)")
 # per float width: the unsigned word of its bits, the sign bit, the bits of +infinity
+# per float width: the bits of +0.0 and of 1.0 (f16's in a u32, for unpack2x16float)
+_ZERO_BITS = {16: ("0u", "0x3c00u"), 32: ("0u", "0x3f800000u"), 64: ("0lu", "0x3ff0000000000000lu")}
 _WORD = {
     32: ("u32", "0x80000000u", "0x7f800000u"),
     64: ("u64", "0x8000000000000000lu", "0x7ff0000000000000lu"),
@@ -41,14 +43,21 @@ _WORD = {
 
 
 def opaque(literal: str, dtype: PrimitiveType) -> str | None:
-    """A finite f32/f64 constant as a value drivers cannot fold (None: keep the literal).
+    """A finite float constant as a value drivers cannot fold (None: keep the literal).
     They reassociate constants (lavapipe made `(x + 1e30) - 1e30` x and `(x * 1e30) * 1e-30`
     x, where the CPU gives 0 and inf) and fold `x * 0.0` to 0; `ti_never` is false at run
     time (`num_workgroups.y == 0`), which no compiler can know."""
     if not dtype.is_float or not _LITERAL.fullmatch(literal):
         return None
-    if _ZERO_LITERAL.fullmatch(literal) or re.fullmatch(r"-?0\.0h", literal):
-        return None  # `binary` spells out `x * 0.0`, and `x + 0.0` folds exactly
+    if re.fullmatch(r"-?0\.0(f|lf|h)", literal):
+        # zeros too (lavapipe knew `floor(0.0h)` was 0 and made `0 * inf` 0, not NaN), on the
+        # bits: a `select` of two float constants lost the sign of -0.0
+        bits, one = _ZERO_BITS[dtype.bits]
+        sign = _WORD.get(dtype.bits, ("", "0x8000u"))[1] if literal.startswith("-") else bits
+        word = f"select({sign}, {one}, ti_never)"
+        if dtype.name == "f16":
+            return f"f16(unpack2x16float({word}).x)"
+        return f"bitcast<{wgsl.WGSL_TYPE[dtype.name]}>({word})"
     return f"select({literal}, {wgsl.zero(dtype)}, ti_never)"
 
 
@@ -89,10 +98,14 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str, f64: bool = False) -> st
         return _compare(op, dtype, a, b)
     if dtype.name == "f16" and op in (B.mul, B.sub, B.div, B.truediv):
         # in f32 and rounded back: the same bits for one + - * / (f32 holds the exact result
-        # to more than twice f16's precision), with the f32 rules for NaN, zeros and signs
+        # to more than twice f16's precision), with the f32 rules for NaN, zeros and signs.
+        # A product without a zero literal stays f16's own: NVIDIA's driver dropped the
+        # rounding of f16(f32(a) * f32(b)) where an f32 subtraction consumed it
         a32, b32 = _as_f32(a), _as_f32(b)
-        wide = binary(op, _F32, a32, b32, f64) or wgsl.binary(op, _F32, a32, b32)
-        return f"f16({wide})"
+        wide = binary(op, _F32, a32, b32, f64)
+        if wide is None and op is not B.mul:
+            wide = wgsl.binary(op, _F32, a32, b32)  # `x / 0.0` spelled out there
+        return None if wide is None else f"f16({wide})"
     if dtype.name != "f16" and (op is B.mul or (op is B.sub and a == b)):
         return _folded_to_zero(op, dtype, a, b)
     if dtype.name != "f16" and op in (B.div, B.truediv):

@@ -61,7 +61,7 @@ class TaskShader:
         )
 
 
-_F16 = re.compile(r"\bf16\b")
+_F16 = re.compile(r"\bf16\b|\b[0-9][0-9.e+-]*h\b")  # the type, or a literal of it
 SMALL_GRID = 128  # workgroups (of Caps.workgroup_size) below which Caps.small_group is used
 
 

@@ -393,12 +393,14 @@ def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
 
 
 def folded_cast(op: U, src: PrimitiveType, dst: PrimitiveType, value: float) -> float | None:
-    """The value of a cast of the constant `value` to a float type, as the IR's semantics
+    """The value of a cast of the constant `value` (to a number), as the IR's semantics
     computes it (f64 -> f16 through f32, as `cast_value`), or None. Drivers fold what they see
     is a constant: lavapipe made `f16(0u) * x` 0 for a NaN x (the H100 float campaign's kernel,
     where the CPU gives NaN); a folded cast goes through the emitter's constants instead."""
-    if op is not U.cast_value or not dst.is_float or src.kind == "bool":
+    if op is not U.cast_value or "bool" in (src.kind, dst.kind):
         return None
+    if not src.is_float and not dst.is_float:
+        return None  # integers: nothing a driver folds wrongly
     if src.name == "f64" and dst.name == "f16":
         value, src = semantics.cast_value(value, src, _F32), _F32
     return semantics.cast_value(value, src, dst)
