@@ -385,6 +385,10 @@ def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
         # through f32, rounded twice, as the CPU (and Taichi) does; NVIDIA's driver rounded
         # f16(f64) once and dropped a plain f32 step between, not one behind `ti_never`
         return f"f16(select(f32({x}), 0.0f, ti_never))"
+    if src.name == "f16" and dst.is_float and not re.fullmatch(r"[0-9][0-9.e+-]*h", x):
+        # an f16 result, rounded to f16, then widened: NVIDIA's driver computed `h * h + f`
+        # with an unrounded f32 product where the widening was plain (f16_mixed_promotion)
+        return f"{dreg}(select({x}, 0.0h, ti_never))"
     if dst.is_float:
         return f"{dreg}({x})"
     if src.is_float:
@@ -397,8 +401,10 @@ def folded_cast(op: U, src: PrimitiveType, dst: PrimitiveType, value: float) -> 
     computes it (f64 -> f16 through f32, as `cast_value`), or None. Drivers fold what they see
     is a constant: lavapipe made `f16(0u) * x` 0 for a NaN x (the H100 float campaign's kernel,
     where the CPU gives NaN); a folded cast goes through the emitter's constants instead."""
-    if op is not U.cast_value or "bool" in (src.kind, dst.kind):
+    if op is not U.cast_value or dst.kind == "bool":
         return None
+    if src.kind == "bool":  # a float of a constant condition: 0.0 or 1.0, as constants
+        return float(bool(value)) if dst.is_float else None
     if not src.is_float and not dst.is_float:
         return None  # integers: nothing a driver folds wrongly
     if src.name == "f64" and dst.name == "f16":
