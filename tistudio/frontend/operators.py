@@ -116,14 +116,23 @@ class Operators:
             raise TaichiTypeError(f"{type(e).__name__}: {e}", loc) from None
 
     def mod(self, a: Any, b: Any, loc: SourceLoc | None) -> Any:
-        """Python's `%`: `a - b * (a // b)`, which takes the divisor's sign."""
+        """Python's `%`: `a - b * (a // b)`, which takes the divisor's sign; for signed
+        integers `x % -1` is 0 (the quotient of `INT_MIN // -1` is 0 by the contract, so the
+        expansion alone gave INT_MIN, where Python and NumPy give 0)."""
         if not is_runtime(a) and not is_runtime(b):
             return self._python_binary(BinaryOpType.mod, a, b, loc)
         lhs, rhs = self.const(a, loc), self.const(b, loc)
         quotient = self.binary(BinaryOpType.floordiv, lhs, rhs, loc)
-        return self.binary(
+        result = self.binary(
             BinaryOpType.sub, lhs, self.binary(BinaryOpType.mul, rhs, quotient, loc), loc
         )
+        dtype = getattr(result, "dtype", None)
+        if not isinstance(dtype, PrimitiveType) or dtype.kind != "int":
+            return result
+        if not is_runtime(b):  # a constant divisor: -1 or not is known now
+            return self.cast(0, dtype, loc) if b == -1 else result
+        by_minus_one = self.binary(BinaryOpType.cmp_eq, rhs, -1, loc)
+        return self.select(by_minus_one, self.cast(0, dtype, loc), result, loc)
 
     def unary(self, op: UnaryOpType, a: Any, loc: SourceLoc | None) -> Any:
         operand = self.const(a, loc)
