@@ -41,7 +41,7 @@ def test_sum_into_a_scalar_field_accumulates_per_thread():
         after="""
             $0 = offloaded range_for(0, 1000) tls_size=4 tls prologue {
               <*f32> $1 = thread local ptr (offset = 0 B)
-              <f32> $2 = const 0.0
+              <f32> $2 = const -0.0
               $3 : global store [$1 <- $2]
             } body {
               <*f32> $4 = thread local ptr (offset = 0 B)
@@ -112,7 +112,7 @@ def test_sub_collects_what_it_subtracts_and_epilogue_recomputes_the_address():
         ("bit_or", "i64", "0", 8),
         ("bit_xor", "i32", "0", 4),
         ("mul", "i32", "1", 4),
-        ("add", "f64", "0.0", 8),
+        ("add", "f64", "-0.0", 8),
     ],
 )
 def test_prologue_starts_each_slot_at_the_identity(op, dtype, identity, size):
@@ -166,7 +166,7 @@ def test_global_temporary_reduction_and_loop_invariant_gtmp_index():
               <i32> $2 = const -2147483648
               $3 : global store [$1 <- $2]
               <*f32> $4 = thread local ptr (offset = 4 B)
-              <f32> $5 = const 0.0
+              <f32> $5 = const -0.0
               $6 : global store [$4 <- $5]
             } body {
               <*i32> $7 = thread local ptr (offset = 0 B)

@@ -40,7 +40,7 @@ def test_a_2d_scatter_accumulates_into_a_private_copy_merged_per_element():
               $3 : for in range($1, $2) reversed=false serialize=false {
                 <i32> $4 = loop $3 index 0
                 <*f32> $5 = thread local array ptr (offset = 0 B) [$4]
-                <f32> $6 = const 0.0
+                <f32> $6 = const -0.0
                 $7 : global store [$5 <- $6]
               }
             } body {
@@ -62,19 +62,21 @@ def test_a_2d_scatter_accumulates_into_a_private_copy_merged_per_element():
                 <i32> $22 = loop $21 index 0
                 <*f32> $23 = thread local array ptr (offset = 0 B) [$22]
                 <f32> $24 = global load $23
-                <f32> $25 = const 0.0
-                <u1> $26 = cmp_ne $24 $25
-                $27 : if $26 {
-                  <i32> $28 = const 8
-                  <i32> $29 = div $22 $28
-                  <i32> $30 = const 4
-                  <i32> $31 = mod $29 $30
-                  <i32> $32 = const 1
-                  <i32> $33 = div $22 $32
-                  <i32> $34 = const 8
-                  <i32> $35 = mod $33 $34
-                  <*f32> $36 = global ptr [S2place<f32>], index [$31, $35]
-                  <f32> $37 = atomic add($36, $24)
+                <f32> $25 = const -0.0
+                <u32> $26 = reinterpret_cast_bits<u32> $24
+                <u32> $27 = reinterpret_cast_bits<u32> $25
+                <u1> $28 = cmp_ne $26 $27
+                $29 : if $28 {
+                  <i32> $30 = const 8
+                  <i32> $31 = div $22 $30
+                  <i32> $32 = const 4
+                  <i32> $33 = mod $31 $32
+                  <i32> $34 = const 1
+                  <i32> $35 = div $22 $34
+                  <i32> $36 = const 8
+                  <i32> $37 = mod $35 $36
+                  <*f32> $38 = global ptr [S2place<f32>], index [$33, $37]
+                  <f32> $39 = atomic add($38, $24)
                 }
               }
             }

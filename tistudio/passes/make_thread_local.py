@@ -153,7 +153,11 @@ def _new_slot(task: Offloaded, atomic: AtomicOp) -> ThreadLocalPtr:
 
 
 def identity(op: AtomicOpType, dtype: PrimitiveType) -> Const:
-    """x op identity == x: 0 for add/or/xor, 1 for mul, all ones for and, +-inf/limits."""
+    """x op identity == x: 0 for add/or/xor (-0.0 for a float add: x + -0.0 is x for every
+    x, where -0.0 + 0.0 is 0.0, so a reduction of -0.0 terms stays -0.0 as the serial loop
+    leaves it), 1 for mul, all ones for and, +-inf/limits."""
+    if op is AtomicOpType.add and dtype.is_float:
+        return const_of(-0.0, dtype)
     if op is AtomicOpType.mul:
         return const_of(1, dtype)
     if op is AtomicOpType.bit_and:

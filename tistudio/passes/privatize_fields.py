@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from tistudio.ir.ops import AtomicOpType, BinaryOpType, TaskType
+from tistudio.ir.ops import AtomicOpType, BinaryOpType, TaskType, UnaryOpType
 from tistudio.ir.snode import SNode
 from tistudio.ir.statements import (
     AtomicOp,
@@ -36,6 +36,7 @@ from tistudio.ir.statements import (
     Offloaded,
     RangeFor,
     ThreadLocalArrayPtr,
+    UnaryOp,
     const_of,
 )
 from tistudio.ir.stmt import Block, Kernel, Stmt, walk
@@ -175,9 +176,17 @@ def _merge(
     ptr = ThreadLocalArrayPtr(offset, index, ret_type=PointerType(dtype), loc=loc)
     value = GlobalLoad(ptr, ret_type=dtype, loc=loc)
     neutral = identity(accumulating_op(op), dtype)
-    changed = BinaryOp(BinaryOpType.cmp_ne, value, neutral, ret_type=u1, loc=loc)
+    loop.body.extend([ptr, value, neutral])
+    if dtype.is_float:  # on the bits: 0.0 == -0.0, but only -0.0 leaves a field unchanged
+        word = PrimitiveType(f"u{dtype.bits}", dtype.bits, "uint")
+        value_bits = UnaryOp(UnaryOpType.cast_bits, value, ret_type=word, loc=loc)
+        neutral_bits = UnaryOp(UnaryOpType.cast_bits, neutral, ret_type=word, loc=loc)
+        loop.body.extend([value_bits, neutral_bits])
+        changed = BinaryOp(BinaryOpType.cmp_ne, value_bits, neutral_bits, ret_type=u1, loc=loc)
+    else:
+        changed = BinaryOp(BinaryOpType.cmp_ne, value, neutral, ret_type=u1, loc=loc)
     branch = If(changed, loc=loc)
-    loop.body.extend([ptr, value, neutral, changed, branch])
+    loop.body.extend([changed, branch])
     indices: list[Stmt] = []
     stride = math.prod(snode.shape)
     for extent in snode.shape:
