@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from tistudio.ad.grad_check import GradChecker
-from tistudio.ad.kernels import twin
 from tistudio.ir.snode import SNode
 from tistudio.lang import impl
+from tistudio.lang.snode import lazy_grad
 
 __all__ = [
     "FwdMode",
@@ -118,7 +118,7 @@ class Tape(_Scope):
         return self.validation and getattr(kernel, "autodiff_mode", "none") == "none"
 
     def run_instead(self, kernel: Any, args: tuple) -> Any:
-        return twin(kernel, "validation")(*args)
+        return kernel.twin("validation")(*args)
 
     def grad(self) -> None:
         """Set `loss.grad` to 1 and run the recorded adjoints, last launch first."""
@@ -178,7 +178,7 @@ class FwdMode(_Scope):
         return getattr(kernel, "autodiff_mode", "none") == "none" and not self.replaced
 
     def run_instead(self, kernel: Any, args: tuple) -> Any:
-        return twin(kernel, "forward")(*args)
+        return kernel.twin("forward")(*args)
 
 
 def _check_loss(loss: Any) -> None:
@@ -217,33 +217,17 @@ def clear_all_gradients(kind: str = "adjoint") -> None:
     """Zero every `.grad` field (`kind="dual"`: every `.dual` field) of the program."""
     program = impl.get_program()
     program.materialize()
-    fields = program.__dict__.get("fields_by_snode", {})
+    fields = program.fields_by_snode
     for place in _places(program):
         other = getattr(place, kind)
         if other is not None and other.id in fields:
             fields[other.id].fill(0)
 
 
-def lazy_grad(node: SNode) -> None:
-    """Place the missing `.grad` of the real fields under `node`, each next to its primal."""
-    from tistudio.lang.snode import SNodeBuilder
-
-    fields = impl.get_program().__dict__.get("fields_by_snode", {})
-    for child in [c for c in node.children if c.type != "place"]:
-        lazy_grad(child)
-    grads = []
-    for child in node.children:
-        primal = fields.get(child.id) if child.type == "place" else None
-        if primal is not None and primal.grad is not None and primal.grad._snode is None:
-            grads.append(primal.grad)
-    if grads:
-        SNodeBuilder(node).place(*grads)
-
-
 def _replaced(func: Callable[..., Any], grad: Any) -> Callable[..., Any]:
     @functools.wraps(func)
     def decorated(*args: Any, **kwargs: Any) -> Any:
-        scope = impl.get_program().__dict__.get("ad_scope")
+        scope = impl.get_program().ad_scope
         if scope is None:
             return func(*args, **kwargs)
         scope.record(decorated, args)

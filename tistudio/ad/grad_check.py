@@ -18,7 +18,7 @@ from tistudio.lang import impl
 
 
 def _primal_fields() -> list[Any]:
-    fields = impl.get_program().__dict__.get("fields_by_snode", {})
+    fields = impl.get_program().fields_by_snode
     return [f for f in fields.values() if f._primal is None]
 
 

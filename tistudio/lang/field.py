@@ -50,7 +50,7 @@ class Field:
         if self._snode is not None:
             raise RuntimeError("this field is already placed")
         self._snode = snode
-        self._program.__dict__.setdefault("fields_by_snode", {})[snode.id] = self
+        self._program.fields_by_snode[snode.id] = self
         if self._primal is not None and self._primal[0]._snode is not None:
             setattr(self._primal[0]._snode, self._primal[1], snode)
         for kind, other in (

@@ -7,7 +7,6 @@ object here holds the current `Program`; everything else receives it from `get_p
 
 from __future__ import annotations
 
-import logging
 import os
 from dataclasses import replace
 from typing import Any
@@ -16,6 +15,7 @@ from tistudio.arch import ARCHES
 from tistudio.ir.config import CompileConfig
 from tistudio.lang.types import to_dtype
 from tistudio.runtime import warm_up
+from tistudio.runtime.offline_cache import DEFAULT_MAX_BYTES, OfflineCache, default_path
 from tistudio.runtime.program import Program
 
 
@@ -31,6 +31,10 @@ class _Runtime:
         assert self.program is not None
         return self.program
 
+
+# what the back end's warm-up thread imports for `lang`: `ti.max` & co., which the first kernel
+# using one would import otherwise (`runtime/warm_up.py`)
+_PRELOAD = ("tistudio.lang.ops",)
 
 current = _Runtime()  # `current.program`: None before the first `ti.init()`
 
@@ -72,7 +76,10 @@ def init(
     resolved = ARCHES[arch_name]
     device = None
     if resolved == "gpu":
-        device = _open_gpu(bool(kwargs.pop("fallback_to_cpu", True)))
+        # imported for the GPU only: the WebGPU back end's modules cost ~9 ms to import
+        from tistudio.runtime.gpu_device import open_gpu
+
+        device = open_gpu(bool(kwargs.pop("fallback_to_cpu", True)))
         resolved = "gpu" if device is not None else "cpu"
     threads = cpu_max_num_threads or len(os.sched_getaffinity(0))
     config = CompileConfig(
@@ -91,7 +98,7 @@ def init(
     if device is not None:
         program.use_gpu(device)
     else:
-        warm_up.start(program.offline_cache, config.cpu_max_num_threads)
+        warm_up.start(program.offline_cache, config.cpu_max_num_threads, _PRELOAD)
     current.program = program
     # default_fp/ip go through to_dtype, which needs a current program to exist
     if default_fp is not None or default_ip is not None:
@@ -102,25 +109,6 @@ def init(
         )
 
 
-def _open_gpu(fallback_to_cpu: bool) -> Any:
-    """The process's WebGPU device, or None (with a warning) when there is no adapter and
-    `fallback_to_cpu` (Taichi's behaviour); `ti.init(arch=ti.gpu, fallback_to_cpu=False)`
-    makes a missing adapter an error instead."""
-    from tistudio.backends.webgpu.device import NoAdapterError, default_device
-
-    try:
-        device = default_device()
-    except NoAdapterError as e:
-        if not fallback_to_cpu:
-            raise RuntimeError(f"ti.gpu: no WebGPU adapter ({e})") from None
-        import warnings
-
-        warnings.warn(f"no WebGPU adapter ({e}); falling back to ti.cpu", stacklevel=3)
-        return None
-    logging.getLogger("tistudio").info("[tistudio] Starting on arch=gpu (%s)", device.description)
-    return device
-
-
 def current_adapter() -> str:
     """The WebGPU adapter the current program runs on (`"Vulkan: llvmpipe ..."`), or "cpu"."""
     gpu = get_program().gpu
@@ -128,8 +116,6 @@ def current_adapter() -> str:
 
 
 def _offline_cache(enabled: bool | None, path: str | None, kwargs: dict) -> Any:
-    from tistudio.runtime.offline_cache import DEFAULT_MAX_BYTES, OfflineCache, default_path
-
     max_bytes = int(kwargs.pop("offline_cache_max_size", DEFAULT_MAX_BYTES))
     factor = float(kwargs.pop("offline_cache_cleaning_factor", 0.25))
     if enabled is None:

@@ -23,6 +23,7 @@ from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.kernel_builder import ParamSpec, build_frontend_ir
 from tistudio.frontend.source import ParsedFunction, parse_function, resolve_annotation
 from tistudio.ir.types import PrimitiveType
+from tistudio.lang import autodiff_mode as ad_mode
 from tistudio.lang import impl
 from tistudio.lang import kernel_args as args_
 from tistudio.lang.fast_calls import FastHit, fast_hit, fast_key_function, picker
@@ -73,6 +74,7 @@ class CacheEntry:
     flat_args: bool = True  # no vector/matrix parameters to flatten
     pick: Callable[[tuple], Any] | None = None  # runtime args from the call's args, if trivial
     ret_layout: list[tuple[str, Any]] | None = None  # set when a vector or struct is returned
+    grad_positions: tuple[int, ...] = ()  # ndarray args whose `.grad` is passed (reverse mode)
 
     def info(self) -> dict[str, Any]:
         return {
@@ -114,13 +116,23 @@ def _spec_of(name: str, annotation: Any, kernel_name: str) -> ParamSpec:
 
 
 class Kernel:
-    """`@ti.kernel`: a Python function compiled on first call per template signature."""
+    """`@ti.kernel`: a Python function compiled on first call per template signature.
+
+    `autodiff_mode` is the compile mode (`lang/autodiff_mode.py`): "none" for the kernel the
+    user wrote; its twins (`f.grad`, ...) are kernels of the same function in another mode,
+    made by `twin` and kept in `_autodiff_twins`, with `primal` pointing back at `f`."""
 
     __ti_kernel__ = True
 
-    def __init__(self, fn: Callable[..., Any]) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], autodiff_mode: str = "none", primal: Kernel | None = None
+    ) -> None:
+        assert autodiff_mode in ad_mode.MODES, autodiff_mode
         self.fn = fn
-        self.__name__ = fn.__name__
+        self.autodiff_mode = autodiff_mode
+        self.primal = primal
+        self._autodiff_twins: dict[str, Kernel] = {}
+        self.__name__ = fn.__name__ + ad_mode.LABEL.get(autodiff_mode, "")
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
         sig = inspect.signature(fn)
@@ -181,6 +193,8 @@ class Kernel:
                 key.append((arr.dtype.str, arr.ndim, getattr(arg, "element_shape", ())))
             else:
                 key.append("#")
+        if self.autodiff_mode != "none":  # and which ndarrays bring a `.grad` (reverse mode)
+            key += [self.autodiff_mode, *ad_mode.grad_positions(self.autodiff_mode, specs, args)]
         return tuple(key)
 
     # --- calling -----------------------------------------------------------------------------
@@ -242,6 +256,8 @@ class Kernel:
             runtime_args = entry.pick(args)
         else:
             runtime_args = args_.runtime_args(entry, args, specs)
+        if entry.grad_positions:  # reverse mode: `arr.grad` after the declared arguments
+            runtime_args = [*runtime_args, *ad_mode.grad_arrays(args, entry.grad_positions)]
         if hit is not None and hit[0] is entry:  # the launch the next calls will use
             returned = hit[1](args, program.root_addresses)
         else:
@@ -287,7 +303,9 @@ class Kernel:
         self._cache.clear()
         self._specs_cached = self._specs()
         self._fast = {}
-        self._fast_key = fast_key_function(self._specs_cached)
+        # the full key only for twins: it knows which ndarrays bring a gradient
+        plain = self.autodiff_mode == "none"
+        self._fast_key = fast_key_function(self._specs_cached) if plain else None
         self._array_positions = tuple(
             i for i, s in enumerate(self._specs_cached) if s.kind == "ndarray"
         )
@@ -298,7 +316,7 @@ class Kernel:
         self, key: tuple, args: tuple, specs: list[ParamSpec], program: Any
     ) -> CacheEntry:
         start = time.perf_counter()
-        name = f"{self.__name__}_c{self._counter}_{len(self._cache)}"
+        name = self._instance_name(f"c{self._counter}_{len(self._cache)}")
         result = self._compile(name, args, specs, program, record=program.config.record_passes)
         compile_ms = (time.perf_counter() - start) * 1e3
         positions = tuple(i for i, s in enumerate(specs) if s.kind != "template")
@@ -315,6 +333,7 @@ class Kernel:
             ret_layout=layout if any(kind != "scalar" for kind, _ in layout) else None,
             arch=program.config.arch,
             pick=picker(positions) if all(s.kind in _PLAIN for s in specs) else None,
+            grad_positions=ad_mode.grad_positions(self.autodiff_mode, specs, args),
         )
         self._cache[key] = entry
         for message, loc in result.warnings:  # shown at the kernel's line, not at ours
@@ -366,7 +385,7 @@ class Kernel:
                 arr = arrays[spec.name]
                 shape = spec.element_shape or tuple(getattr(arg, "element_shape", ()))
                 ndarrays[spec.name] = (to_dtype(arr.dtype), arr.ndim - len(shape), shape)
-        return build_frontend_ir(
+        ir = build_frontend_ir(
             self.fn,
             self._parsed,
             specs,
@@ -376,6 +395,14 @@ class Kernel:
             program.config_for(self.debug),
             name,
         )
+        positions = ad_mode.grad_positions(self.autodiff_mode, specs, args)
+        ad_mode.mark(ir, self.autodiff_mode, specs, positions)
+        return ir
+
+    def _instance_name(self, tag: str) -> str:
+        """`f_c3_0` for `f`; `f_c3_0_reverse_grad` for `f.grad`, as Taichi names them."""
+        base = self.primal.__name__ if self.primal is not None else self.__name__
+        return ad_mode.instance_name(f"{base}_{tag}", self.autodiff_mode)
 
     def _source_text(self) -> str:
         """The kernel's own lines and where they are: part of the offline cache's key."""
@@ -390,7 +417,18 @@ class Kernel:
     @property
     def grad(self) -> Kernel:
         """The adjoint kernel (reverse mode, made by the `auto_diff` pass; see tistudio.ad)."""
-        return __import__("tistudio.ad.kernels").ad.kernels.twin(self, "reverse")
+        return self.twin("reverse")
+
+    def twin(self, mode: str) -> Kernel:
+        """This kernel compiled in autodiff mode `mode`, made once and kept here."""
+        assert self.autodiff_mode == "none", "twins are made from the kernel the user wrote"
+        if mode not in self._autodiff_twins:
+            self._autodiff_twins[mode] = Kernel(self.fn, mode, primal=self)
+        return self._autodiff_twins[mode]
+
+    def twins(self) -> list[Kernel]:
+        """The autodiff versions of this kernel made so far (`f.grad`, ...), for the studio."""
+        return list(self._autodiff_twins.values())
 
     # --- introspection -----------------------------------------------------------------------
 
@@ -412,7 +450,7 @@ class Kernel:
         program.materialize()
         specs = self._specs_cached
         key = self._key(args, specs)
-        name = self._cache[key].name if key in self._cache else f"{self.__name__}_report"
+        name = self._cache[key].name if key in self._cache else self._instance_name("report")
         result = self._compile(name, args, specs, program, record=True)
         return CompileReport(name, args_.signature_text(self._names, specs, args), result)
 

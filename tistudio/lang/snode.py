@@ -65,8 +65,6 @@ class SNodeBuilder:
     def lazy_grad(self) -> None:
         """Place the `.grad` of every real field under this node that has none yet, next to
         its primal (Taichi's `ti.root.lazy_grad()`)."""
-        from tistudio.ad import lazy_grad
-
         lazy_grad(self.ptr)
 
     def pointer(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
@@ -93,6 +91,21 @@ class SNodeBuilder:
 
 
 root = SNodeBuilder(None)
+
+
+def lazy_grad(node: SNode) -> None:
+    """Place the missing `.grad` of the real fields under `node`, each next to its primal
+    (`ti.ad.lazy_grad`)."""
+    fields = impl.get_program().fields_by_snode
+    for child in [c for c in node.children if c.type != "place"]:
+        lazy_grad(child)
+    grads = []
+    for child in node.children:
+        primal = fields.get(child.id) if child.type == "place" else None
+        if primal is not None and primal.grad is not None and primal.grad._snode is None:
+            grads.append(primal.grad)
+    if grads:
+        SNodeBuilder(node).place(*grads)
 
 
 class SNodeHandle:

@@ -292,6 +292,7 @@ def _key_parts(program: Any, kernel: Any, source: str, cache: OfflineCache, back
         repr(program.config),
         repr(kernel.params),
         repr(kernel.ret_types),
+        kernel.autodiff_mode,  # f.grad's IR prints as f's: the mode keys it apart
         layout_text(program),
         print_ir(kernel),
         source,

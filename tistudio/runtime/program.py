@@ -20,7 +20,7 @@ from tistudio.ir.snode import SNode, finalize_layout
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.writes import written_snodes
 from tistudio.passes.context import PassContext
-from tistudio.runtime import offline_cache
+from tistudio.runtime import offline_cache, warm_up
 from tistudio.runtime.offline_cache import OfflineCache, RuntimeSlot
 
 if TYPE_CHECKING:
@@ -72,6 +72,8 @@ class Program:
         self.offline_cache: OfflineCache | None = None  # set by ti.init
         self.gpu: Any = None  # a `GpuMemory` when the program runs on the GPU
         self.ad_scope: Any = None  # an open `ti.ad.Tape` or `ti.ad.FwdMode` (tistudio.ad)
+        # every placed field by its SNode's id (`lang.field.Field`; `ti.ad` finds `.grad`s here)
+        self.fields_by_snode: dict[int, Any] = {}
 
     def use_gpu(self, device: Any) -> None:
         """Run this program's kernels on `device` (a `webgpu.device.GpuDevice`)."""
@@ -147,9 +149,8 @@ class Program:
         shared by every kernel of every `ti.init()` (each kernel splits its loops over
         `cpu_max_num_threads` of the pool's workers)."""
         if self._backend is None:
-            from tistudio.runtime import warm_up
-
             warm_up.wait()  # never start the back end on two threads at once
+            # imported here: ~60 ms that `warm_up` spends on its own thread during `ti.init`
             from tistudio.backends.llvm.backend import default_backend
 
             self._backend = default_backend()
@@ -175,6 +176,7 @@ class Program:
         """Run the pass pipeline on the frontend IR `kernel`, then the back end; or, when the
         offline cache has this kernel (`source` is its Python text, part of the key), load it.
         `debug`, if not None, is this kernel's own debug setting (see `config_for`)."""
+        # imported here: ~100 ms that `warm_up` spends on its own thread during `ti.init`
         from tistudio.passes.pipeline import compile_to_final_ir
 
         config = self.config_for(debug)

@@ -10,8 +10,10 @@ once, which Python's per-module import locks serialise). Once the process's back
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 _lock = threading.Lock()
@@ -19,17 +21,22 @@ _thread: threading.Thread | None = None
 _done = False
 
 
-def start(offline_cache: Any = None, threads: int = 1) -> None:
+def start(offline_cache: Any = None, threads: int = 1, preload: Sequence[str] = ()) -> None:
     """Begin warming the process's CPU back end, unless it is warm or warming already; with
     the program's `offline_cache`, the pool's runtime is looked up there too. The pool's
     worker threads for `threads` (the program's `cpu_max_num_threads`) start here too: a
-    thread's start is ~1 ms here, and several landed on the first parallel launch."""
+    thread's start is ~1 ms here, and several landed on the first parallel launch. `preload`
+    names modules of higher layers to import on the way (`lang` passes `tistudio.lang.ops`,
+    which the first kernel using `ti.max` & co. imports): names, so runtime imports no `lang`."""
     global _thread
     with _lock:
         if _done or _thread is not None:
             return
         _thread = threading.Thread(
-            target=_warm, args=(offline_cache, threads), name="tistudio-warm-up", daemon=True
+            target=_warm,
+            args=(offline_cache, threads, tuple(preload)),
+            name="tistudio-warm-up",
+            daemon=True,
         )
         _thread.start()
 
@@ -41,10 +48,11 @@ def wait() -> None:
         thread.join()
 
 
-def _warm(offline_cache: Any, threads: int) -> None:
+def _warm(offline_cache: Any, threads: int, preload: tuple[str, ...]) -> None:
     global _done
     try:
-        import tistudio.lang.ops  # noqa: F401 — `ti.max` & co., imported by the first kernel using one
+        for name in preload:
+            importlib.import_module(name)
         import tistudio.passes.pipeline  # noqa: F401 — the passes, imported by the first compile
 
         # reading a kernel's source tokenizes it; tokenize compiles its regexes on first use
