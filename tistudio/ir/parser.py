@@ -14,6 +14,7 @@ from dataclasses import fields
 from typing import Any
 
 from tistudio.ir import ops
+from tistudio.ir.schedule import Schedule
 from tistudio.ir.snode import SNode
 from tistudio.ir.statements import ALL_STATEMENTS, Offloaded, normalize_value
 from tistudio.ir.stmt import Block, Kernel, Stmt
@@ -31,7 +32,7 @@ _HEAD = re.compile(r"^(?:<(?P<type>[^>]+)> )?\$(?P<id>\d+) (?P<sep>[=:]) (?P<bod
 _OFFLOADED = re.compile(
     r"^offloaded (?P<kind>serial|range_for|struct_for)"
     r"(?:\((?P<a>[^,()]+(?:\([^)]*\))?)(?:, (?P<b>[^()]+(?:\([^)]*\))?))?\))?"
-    r"(?: tls_size=(?P<tls>\d+))?$"
+    r"(?: tls_size=(?P<tls>\d+))?(?P<schedule>(?: \w+\(.*\))*)$"
 )
 
 
@@ -82,6 +83,7 @@ class Parser:
     def __init__(self, snodes: dict[int, SNode] | None = None) -> None:
         self.snodes = dict(snodes or {})
         self.values: dict[int, Stmt] = {}
+        self.schedules: dict[Offloaded, str] = {}  # read once the task's statements are
 
     def snode(self, text: str) -> SNode:
         m = re.fullmatch(r"S(\d+)([a-z]+)(?:<(\w+)>)?", text)
@@ -142,6 +144,8 @@ class Parser:
         if not m:
             raise ParseError(f"bad offloaded header: {body!r}")
         task = Offloaded(ops.TaskType(m.group("kind")), tls_size=int(m.group("tls") or 0))
+        if m.group("schedule"):
+            self.schedules[task] = m.group("schedule")
         if task.task_type is ops.TaskType.struct_for:
             task.snode = self.snode(m.group("a"))
         elif task.task_type is ops.TaskType.range_for:
@@ -170,7 +174,13 @@ class Parser:
         stmt = self.statement(body, ret_type)
         self.values[int(m.group("id"))] = stmt
         block.append(stmt)
-        return self.parse_nested(lines, pos + 1, stmt, label) if opens else pos + 1
+        pos = self.parse_nested(lines, pos + 1, stmt, label) if opens else pos + 1
+        if stmt in self.schedules:  # it names statements of the task
+            try:
+                stmt.schedule = Schedule.parse(self.schedules.pop(stmt), self.operand)
+            except ValueError as e:
+                raise ParseError(f"line {pos}: {e}") from None
+        return pos
 
     def parse_nested(self, lines: list[str], pos: int, stmt: Stmt, label: str) -> int:
         """Parse the blocks of `stmt`, separated by `} label {` lines, up to the closing `}`."""

@@ -54,8 +54,8 @@ class Printer:
         return str(value)
 
     def header(self, stmt: Stmt) -> str:
-        if isinstance(stmt, Offloaded):
-            body = offloaded_header(stmt)
+        if isinstance(stmt, Offloaded):  # then what the back ends' passes chose for it
+            body = offloaded_header(stmt) + stmt.schedule.text(self.name)
         else:
 
             def sub(m: re.Match[str]) -> str:

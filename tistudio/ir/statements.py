@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tistudio.ir.ops import AtomicOpType, BinaryOpType, TaskType, TernaryOpType, UnaryOpType
+from tistudio.ir.schedule import Schedule
 from tistudio.ir.snode import SNode
 from tistudio.ir.stmt import Block, Stmt
 from tistudio.ir.types import PrimitiveType
@@ -431,6 +432,7 @@ class Offloaded(Stmt):
     tls_size: int = 0
     tls_prologue: Block = field(default_factory=_block)
     tls_epilogue: Block = field(default_factory=_block)
+    schedule: Schedule = field(default_factory=Schedule)  # set by the back ends' last passes
 
     block_fields: ClassVar = (
         ("tls_prologue", "tls prologue"),

@@ -24,6 +24,7 @@ from tistudio.passes import (
     demote_operations,
     determine_ad_stack_size,
     insert_debug_checks,
+    jam,
     lower_access,
     lower_ast,
     make_thread_local,
@@ -31,9 +32,19 @@ from tistudio.passes import (
     privatize_fields,
     scalarize,
     type_check,
+    unroll,
+    vectorize,
 )
 from tistudio.passes.context import PassContext
 from tistudio.passes.simplify import SIMPLIFY_PASSES, fixed_point_steps
+
+# Each back end's last passes: they choose how a task's loops meet the hardware and record it
+# in the task's schedule (ir/schedule.py), which the back end's emitter prints. After them the
+# IR does not change: the schedule names its statements.
+BACKEND_PASSES: dict[str, tuple[ModuleType, ...]] = {
+    "cpu": (jam,),  # unroll-and-jam around a long inner loop: more memory streams per core
+    "gpu": (vectorize, unroll),  # vec4 loads and stores; serial loops four iterations a step
+}
 
 
 @dataclass(frozen=True)
@@ -161,4 +172,6 @@ def compile_to_final_ir(
     runner.simplify("simplify II")
     if kernel.autodiff_mode == "reverse":
         runner.run(determine_ad_stack_size)
+    for module in BACKEND_PASSES.get(ctx.config.arch, ()):
+        runner.run(module)
     return runner.records

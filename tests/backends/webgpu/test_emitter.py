@@ -16,6 +16,8 @@ from tistudio.backends.webgpu.shader import build_shaders
 from tistudio.ir import Param, SNode, finalize_layout, parse_ir, verify
 from tistudio.ir.types import parse_type
 from tistudio.lang import impl
+from tistudio.passes.context import PassContext
+from tistudio.passes.pipeline import BACKEND_PASSES
 
 CAPS = Caps(
     features=frozenset({"shader-f64", "shader-int64", "shader-float32-atomic", "immediates"}),
@@ -40,6 +42,8 @@ def shaders(body: str, caps: Caps = CAPS, params=(), snodes=None, windows=None, 
     kernel.params = list(params)
     kernel.ret_types = [parse_type(t) for t in rets]
     verify(kernel, after="(test input)")
+    for module in BACKEND_PASSES["gpu"]:  # as the pipeline ends: vectorize, unroll
+        module.run(kernel, PassContext())
     return build_shaders(kernel, caps, ArgsLayout.of(kernel), windows or {})
 
 

@@ -1,4 +1,4 @@
-"""How values move across the four lanes of a vec4 step (`backends/webgpu/lane_forms.py`): the
+"""How values move across the four lanes of a vec4 step (`passes/lane_forms.py`): the
 rules that decide which loads and stores may become vectors, each checked on a small task."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from tests.backends.webgpu.test_emitter import tree
-from tistudio.backends.webgpu.lane_forms import Form, LaneForms
+from tistudio.passes.lane_forms import Form, LaneForms
 from tistudio.ir.parser import parse_ir
 from tistudio.ir.stmt import walk
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from tistudio.backends.errors import UnsupportedOnBackend
-from tistudio.backends.llvm import arith, jam
+from tistudio.backends.llvm import arith
 from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm.adstack import AdStackEmitter
 from tistudio.backends.llvm.atomics import atomic_rmw
@@ -239,29 +239,31 @@ class TaskEmitter(AdStackEmitter):
         lo, hi = self.function.args[1], self.function.args[2]
         lo.name, hi.name = "lo", "hi"
         self.block(self.task.tls_prologue)
-        plan = jam.plan(self.task)
-        if plan is not None:  # four iterations at once, then the rest one by one (jam.py)
-            lo = self.jammed_loop(plan, lo, hi)
+        if self.task.schedule.jam > 1:  # the jam pass's: iterations at once, then the rest
+            lo = self.jammed_loop(self.task.schedule.jam, lo, hi)
         self.counted_loop(self.task, lo, hi, self.task.body)
         self.block(self.task.tls_epilogue)
 
-    def jammed_loop(self, plan: jam.JamPlan, lo: ir.Value, hi: ir.Value) -> ir.Value:
-        """The task's iterations from `lo` in steps of `jam.COPIES`, each step one copy of the
-        code before the inner loop per iteration, one inner loop holding a copy of its body per
-        iteration, and the code after it per iteration; returns where the rest begins."""
-        b, task, inner = self.builder, self.task, plan.inner
+    def jammed_loop(self, step: int, lo: ir.Value, hi: ir.Value) -> ir.Value:
+        """The task's iterations from `lo` in steps of `step` (passes/jam.py), each step one
+        copy of the code before the inner loop per iteration, one inner loop holding a copy of
+        its body per iteration, and the code after it per iteration; returns where the rest
+        begins."""
+        b, task = self.builder, self.task
+        at = next(k for k, x in enumerate(task.body.stmts) if isinstance(x, s.RangeFor))
+        before, inner, after = task.body.stmts[:at], task.body.stmts[at], task.body.stmts[at + 1 :]
         count = b.sub(b.sext(hi, I64), b.sext(lo, I64))
         count = b.select(b.icmp_signed("<", count, ir.Constant(I64, 0)), ir.Constant(I64, 0), count)
-        whole = b.mul(b.sdiv(count, ir.Constant(I64, jam.COPIES)), ir.Constant(I64, jam.COPIES))
+        whole = b.mul(b.sdiv(count, ir.Constant(I64, step)), ir.Constant(I64, step))
         rest = b.trunc(b.add(b.sext(lo, I64), whole), I32, name="jam_end")
 
         def one_step() -> None:
             first, outer = self.loop_index[task], self.values
             copies: list[tuple[dict[Stmt, ir.Value], ir.Value]] = []
-            for k in range(jam.COPIES):
+            for k in range(step):
                 index = b.add(first, ir.Constant(I32, k), flags=("nsw",)) if k else first
                 self.values, self.loop_index[task] = dict(outer), index
-                self.block(plan.before)
+                self.block(before)
                 copies.append((self.values, index))
 
             def jammed_body() -> None:

@@ -90,7 +90,7 @@ def _build_task(e: TaskEmitter) -> TaskShader:
         entry = ["@compute @workgroup_size(1)", "fn main() {"]
         groups, serial = 1, True
     elif task.task_type is TaskType.range_for:
-        lanes = vectorize.plan(task, e.caps)
+        lanes = vectorize.lanes_of(task, e.caps)
         if lanes is not None:  # before any access: the buffer's scalars go through it too
             e.resources.vectors.update(lanes.views())
         size = _workgroup_size(task, e.caps, 1 if lanes is None else vectorize.LANES)

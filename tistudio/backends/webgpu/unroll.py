@@ -1,16 +1,11 @@
-"""Unrolling serial range-for loops by four in WGSL.
+"""Printing the serial loops that the `unroll` pass chose, four iterations per step, in WGSL.
 
-A serial loop inside a parallel task runs its iterations one after another in each invocation,
-so when the grid is small (n-body: 8192 invocations, each walking 8192 bodies) the time is the
-latency of one iteration's chain of loads and arithmetic times the trip count. NVIDIA's Vulkan
-compiler does not unroll such loops itself; written four times over, the chains of four
-iterations overlap (n-body on an H100: 74 -> 109 G pairs/s, `benchmarks/gpu/nbody_probe.py`).
-
-The body is emitted once and its text repeated: each copy sits in its own `{ }` block and
-declares the loop index as a `let` of the index's name, so the copies' names shadow each other
-instead of clashing. The iterations run in their original order, so results are unchanged. A
-loop that can leave early (break, continue, return), holds another loop, or whose body is
-long keeps its shape. `UnrollingEmitter` is the task emitter with this `emit_RangeFor`.
+The pass (`passes/unroll.py`, where the why is) lists the loops in its task's schedule. The
+body is emitted once and its text repeated: each copy sits in its own `{ }` block and declares
+the loop index as a `let` of the index's name, so the copies' names shadow each other instead
+of clashing; then the remaining iterations run one by one. A body longer than `MAX_LINES` of
+WGSL keeps the plain loop (it would be emitted five times). `UnrollingEmitter` is the task
+emitter with this `emit_RangeFor`; a device whose `Caps.unroll` is off prints every loop plain.
 
 `emit_grid` does the same for the grid-stride loop of a range_for task (`Caps.grid_unroll`
 indices `stride` apart per step). It did not speed up the stencils on an H100, so it is off.
@@ -23,17 +18,15 @@ from tistudio.backends.webgpu.emitter import TaskEmitter
 from tistudio.ir import statements as s
 from tistudio.ir.stmt import walk
 
-FACTOR = 4
 MAX_LINES = 200  # a longer body would be emitted five times (four copies and the rest loop)
-_BLOCKERS = (s.Break, s.Continue, s.Return, s.RangeFor, s.While)
 
 
 class UnrollingEmitter(TaskEmitter):
-    """The task emitter, with forward range-for loops unrolled where `eligible` (and
-    `Caps.unroll`); `shader.build_shaders` uses it."""
+    """The task emitter, with the loops of the task's schedule unrolled (unless `Caps.unroll`
+    is off); `shader.build_shaders` uses it."""
 
     def emit_RangeFor(self, stmt: s.RangeFor) -> None:
-        if not (self.caps.unroll and eligible(stmt)):
+        if not (self.caps.unroll and stmt in self.task.schedule.unrolled):
             super().emit_RangeFor(stmt)
             return
         reg = self.reg(stmt, stmt.begin.ret_type)
@@ -53,34 +46,22 @@ class UnrollingEmitter(TaskEmitter):
         self.line("}")
 
 
-def eligible(loop: s.RangeFor) -> bool:
-    """A forward loop without jumps or inner loops; constant bounds need 2 * FACTOR trips."""
-    if loop.reversed:
-        return False
-    if s.is_const(loop.begin) and s.is_const(loop.end):
-        if loop.end.value - loop.begin.value < 2 * FACTOR:
-            return False
-    for stmt in walk(loop.body):
-        if isinstance(stmt, _BLOCKERS) or type(stmt).__name__.startswith("AdStack"):
-            return False
-    return True
-
-
 def emit(e: TaskEmitter, loop: s.RangeFor, reg: str, index: str, body: list[str]) -> bool:
     """The loop's WGSL, with `body` (the body emitted once, reading the index as `index`)
-    repeated FACTOR times per step, then the remaining iterations one by one. False (nothing
-    emitted) if the body is too long."""
+    repeated the schedule's `unroll` times per step, then the remaining iterations one by one.
+    False (nothing emitted) if the body is too long."""
     if len(body) > MAX_LINES:
         return False
+    factor = e.task.schedule.unroll
     begin, end = e.value(loop.begin), e.value(loop.end)
     counter = f"{index}u"
-    step = wgsl.literal(FACTOR, loop.begin.ret_type)
+    step = wgsl.literal(factor, loop.begin.ret_type)
     one = wgsl.literal(1, loop.begin.ret_type)
     e.line(f"var {counter}: {reg} = {begin};")
     # end - counter wraps past the type's range only when it is out of reach: the rest loop
     # then runs every iteration, still in order
     e.line(f"for (; {counter} < {end} && {end} - {counter} >= {step}; {counter} += {step}) {{")
-    for k in range(FACTOR):
+    for k in range(factor):
         copy = counter if k == 0 else f"{counter} + {wgsl.literal(k, loop.begin.ret_type)}"
         e.line(f"    {{ let {index}: {reg} = {copy};")
         e.body.extend(body)
@@ -89,7 +70,7 @@ def emit(e: TaskEmitter, loop: s.RangeFor, reg: str, index: str, body: list[str]
     trips = None
     if s.is_const(loop.begin) and s.is_const(loop.end):
         trips = loop.end.value - loop.begin.value
-    if trips is None or trips % FACTOR:
+    if trips is None or trips % factor:
         e.line(f"for (; {counter} < {end}; {counter} += {one}) {{")
         e.line(f"    let {index}: {reg} = {counter};")
         e.body.extend(body)
@@ -103,9 +84,7 @@ def grid_eligible(body: list[str], block: object) -> bool:
     if len(body) > MAX_LINES:
         return False
     jumps = (s.Break, s.Continue, s.Return)
-    return not any(
-        isinstance(x, jumps) or type(x).__name__.startswith("AdStack") for x in walk(block)
-    )
+    return not any(isinstance(x, jumps) or x.uses_ad_stack for x in walk(block))
 
 
 def emit_grid(

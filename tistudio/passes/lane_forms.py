@@ -1,6 +1,6 @@
 """How an integer value, and a field element's address, change across the four lanes of a vec4 step.
 
-A vec4 loop (`vectorize.py`) gives each invocation four consecutive loop indices
+A vec4 loop (the `vectorize` pass) gives each invocation four consecutive loop indices
 `k = begin + 4m + l`, lanes `l = 0..3`. A value computed from `k` by additions, multiplications
 and shifts by constants, and the shifts right and masks that recover `(i, j)` from a struct-for's
 flat index, moves with the lane as `base + c * l`: its `Form`. When a load's byte address has
@@ -27,6 +27,7 @@ from tistudio.ir import statements as s
 from tistudio.ir.ops import BinaryOpType as B
 from tistudio.ir.ops import UnaryOpType as U
 from tistudio.ir.stmt import Stmt
+from tistudio.passes.index_math import is_pow2
 
 LANES = 4
 CAP = 1 << 20  # the largest modulus tracked (a power of two)
@@ -88,10 +89,6 @@ def _remainder(a: Form, d: int) -> Form | None:
     return Form(a.c, m, a.r % m, None, True)
 
 
-def _is_pow2(n: int) -> bool:  # not index_math's: an AOT runtime loads no tistudio.passes
-    return n > 0 and n & (n - 1) == 0
-
-
 def _constant(a: Form) -> int | None:
     return a.exact if a.c == 0 else None
 
@@ -143,7 +140,7 @@ class LaneForms:
             return _scale(a, 1 << amount)
         if stmt.op in (B.bit_sar, B.bit_shr) and 0 <= amount < 32:
             return _quotient(a, 1 << amount)  # a shift floors, whatever the sign
-        if stmt.op is B.bit_and and _is_pow2(amount + 1):
+        if stmt.op is B.bit_and and is_pow2(amount + 1):
             return _remainder(a, amount + 1)  # two's complement: a mask is a floor remainder
         if stmt.op in (B.div, B.mod) and amount > 0 and a.nonneg:  # truncation is floor here
             return (_quotient if stmt.op is B.div else _remainder)(a, amount)
