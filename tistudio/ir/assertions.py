@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tistudio.ir.statements import Assert, normalize_value
-from tistudio.ir.stmt import Kernel, SourceLoc, walk
+from tistudio.ir.stmt import Kernel, SourceLoc, kernel_root, walk
 from tistudio.ir.types import PrimitiveType, parse_type
 
 RECORD_HEADER = 8  # bytes before the first argument: the u32 check number + 1, and padding
@@ -50,6 +50,15 @@ class AssertInfo:
 def kernel_asserts(kernel: Kernel) -> Iterator[Assert]:
     """The `Assert` statements of `kernel`, in the order that numbers them."""
     return (stmt for stmt in walk(kernel.body) if isinstance(stmt, Assert))
+
+
+def assert_number(stmt: Assert, numbers: dict[Assert, int]) -> int:
+    """The number of check `stmt`, its index in `kernel_asserts`. `numbers` is the emitter's
+    table of them, filled from the whole kernel at its first check, so a task's checks cost
+    one walk of the kernel, not one each."""
+    if not numbers:
+        numbers.update((a, k) for k, a in enumerate(kernel_asserts(kernel_root(stmt))))
+    return numbers[stmt]
 
 
 def assert_table(kernel: Kernel) -> tuple[AssertInfo, ...]:

@@ -28,7 +28,7 @@ from tistudio.ir.assertions import AssertInfo, TaichiAssertionError, format_fail
 from tistudio.ir.ops import TaskType
 from tistudio.ir.printing import PrintFormat, format_line
 from tistudio.ir.snode import SNode
-from tistudio.ir.stmt import Block, Kernel, Stmt
+from tistudio.ir.stmt import Block, Kernel, Stmt, pointee
 from tistudio.ir.types import PointerType, PrimitiveType, i32
 
 Value = ops.Value
@@ -189,16 +189,16 @@ class Interpreter:
 
     def run_Alloca(self, stmt: s.Alloca) -> _Local:
         local = _Local()
-        pointee = stmt.ret_type.pointee if isinstance(stmt.ret_type, PointerType) else None
-        if isinstance(pointee, PrimitiveType):
-            local.value = ops.normalize(0, pointee)
+        dtype = stmt.ret_type.pointee if isinstance(stmt.ret_type, PointerType) else None
+        if isinstance(dtype, PrimitiveType):
+            local.value = ops.normalize(0, dtype)
         return local
 
     def run_LocalLoad(self, stmt: s.LocalLoad) -> Value:
         return load(self.values[stmt.ptr], stmt.ret_type)
 
     def run_LocalStore(self, stmt: s.LocalStore) -> None:
-        store(self.values[stmt.ptr], _pointee(stmt.ptr), self.values[stmt.value])
+        store(self.values[stmt.ptr], pointee(stmt.ptr), self.values[stmt.value])
 
     # autodiff stacks: a list of [primal, adjoint] entries, newest last
 
@@ -232,12 +232,12 @@ class Interpreter:
 
     def run_GlobalStore(self, stmt: s.GlobalStore) -> None:
         try:
-            store(self.values[stmt.ptr], _pointee(stmt.ptr), self.values[stmt.value])
+            store(self.values[stmt.ptr], pointee(stmt.ptr), self.values[stmt.value])
         except InterpreterError as e:
             raise self.fail(stmt, str(e)) from None
 
     def run_AtomicOp(self, stmt: s.AtomicOp) -> Value:
-        ptr, t = self.values[stmt.dest], _pointee(stmt.dest)
+        ptr, t = self.values[stmt.dest], pointee(stmt.dest)
         try:
             old = load(ptr, t)
             store(ptr, t, ops.binary(stmt.op.binary, t, old, self.values[stmt.val]))
@@ -252,7 +252,7 @@ class Interpreter:
         return (self.tls, stmt.offset)
 
     def run_ThreadLocalArrayPtr(self, stmt: s.ThreadLocalArrayPtr) -> Pointer:
-        step = _pointee(stmt).nbytes
+        step = pointee(stmt).nbytes
         return (self.tls, stmt.offset + int(self.values[stmt.index]) * step)
 
     def run_GetRoot(self, stmt: s.GetRoot) -> Pointer:
@@ -358,12 +358,6 @@ class Interpreter:
         begin = task.begin if task.const_begin else load((self.gtmp, task.begin), i32)
         end = task.end if task.const_end else load((self.gtmp, task.end), i32)
         return range(begin, end)
-
-
-def _pointee(ptr: Stmt) -> PrimitiveType:
-    t = ptr.ret_type
-    assert isinstance(t, PointerType) and isinstance(t.pointee, PrimitiveType), t
-    return t.pointee
 
 
 def _cells(snode: SNode) -> Any:

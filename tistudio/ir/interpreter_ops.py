@@ -20,7 +20,7 @@ from tistudio.ir import semantics as sem
 from tistudio.ir.ops import BinaryOpType as B
 from tistudio.ir.ops import UnaryOpType as U
 from tistudio.ir.statements import normalize_value
-from tistudio.ir.types import PrimitiveType, i32, i64
+from tistudio.ir.types import PrimitiveType
 
 Value = int | float | bool
 
@@ -157,27 +157,10 @@ def cast_value(x: Value, src: PrimitiveType, dst: PrimitiveType) -> Value:
     if dst.kind == "bool":
         return x != 0  # NaN != 0 is true
     if src.is_float and not dst.is_float:
-        return _float_to_int(float(x), dst)
+        return sem.float_to_int(float(x), dst)
     result = sem.cast_value(x, src, dst)
     assert result is not None, f"cast {src} -> {dst} of {x!r}"
     return normalize(result, dst)
-
-
-def _float_to_int(x: float, dst: PrimitiveType) -> int:
-    if dst.bits < 32 or (dst.bits == 32 and dst.kind == "uint"):
-        wide = i32 if dst.bits < 32 else i64
-        return normalize_value(_saturate(x, wide), dst)
-    return _saturate(x, dst)
-
-
-def _saturate(x: float, t: PrimitiveType) -> int:
-    if math.isnan(x):
-        return 0
-    low = 0 if t.kind == "uint" else -(1 << (t.bits - 1))
-    high = (1 << t.bits) - 1 if t.kind == "uint" else (1 << (t.bits - 1)) - 1
-    if math.isinf(x):
-        return high if x > 0 else low
-    return max(low, min(high, math.trunc(x)))
 
 
 def cast_bits(x: Value, src: PrimitiveType, dst: PrimitiveType) -> Value:

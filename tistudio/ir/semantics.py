@@ -165,9 +165,13 @@ def cast_value(value: Value, src: PrimitiveType, dst: PrimitiveType) -> Value | 
     if dst.is_float:
         return float(as_numpy(value, src).astype(dst.numpy_name))
     # float -> int truncates toward zero and saturates, as both back ends do (LLVM's
-    # fptosi.sat; WGSL by hand): NaN is 0, types narrower than 32 bits saturate in i32 and u32
-    # in i64, then wrap
-    x = float(as_numpy(value, src))
+    # fptosi.sat; WGSL by hand)
+    return float_to_int(float(as_numpy(value, src)), dst)
+
+
+def float_to_int(x: float, dst: PrimitiveType) -> int:
+    """`x` truncated toward zero to integer type `dst`, saturating: NaN is 0, and types
+    narrower than 32 bits saturate in i32 and u32 in i64, then wrap (both back ends' casts)."""
     wide = dst
     if dst.bits < 32 or (dst.bits == 32 and dst.kind == "uint"):
         wide = i32 if dst.bits < 32 else i64

@@ -11,6 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from tistudio.ir.ad_stack import (  # noqa: F401 - re-exported: statement kinds like the rest
+    AdStackAccAdjoint,
+    AdStackAlloca,
+    AdStackCount,
+    AdStackLoadTop,
+    AdStackLoadTopAdj,
+    AdStackPop,
+    AdStackPush,
+)
 from tistudio.ir.ops import AtomicOpType, BinaryOpType, TaskType, TernaryOpType, UnaryOpType
 from tistudio.ir.schedule import Schedule
 from tistudio.ir.snode import SNode
@@ -32,6 +41,10 @@ class Const(Stmt):
     value: int | float | bool
 
     syntax: ClassVar = "const {value}"
+    pure: ClassVar = True
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -41,6 +54,10 @@ class ArgLoad(Stmt):
     arg_id: int
 
     syntax: ClassVar = "argload[{arg_id}]"
+    pure: ClassVar = True
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -52,6 +69,9 @@ class UnaryOp(Stmt):
 
     operand_fields: ClassVar = ("operand",)
     syntax: ClassVar = "{op} {operand}"
+    pure: ClassVar = True
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
 
 
 @dataclass(eq=False)
@@ -64,6 +84,9 @@ class BinaryOp(Stmt):
 
     operand_fields: ClassVar = ("lhs", "rhs")
     syntax: ClassVar = "{op} {lhs} {rhs}"
+    pure: ClassVar = True
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
 
 
 @dataclass(eq=False)
@@ -77,6 +100,9 @@ class TernaryOp(Stmt):
 
     operand_fields: ClassVar = ("cond", "a", "b")
     syntax: ClassVar = "{op}({cond}, {a}, {b})"
+    pure: ClassVar = True
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
 
 
 @dataclass(eq=False)
@@ -87,6 +113,10 @@ class LoopIndex(Stmt):
     index: int = 0
 
     syntax: ClassVar = "loop {loop} index {index}"
+    pure: ClassVar = True
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 # --- small vectors and matrices (removed by `scalarize`) ----------------------------------
@@ -100,6 +130,7 @@ class MatrixInit(Stmt):
 
     operand_fields: ClassVar = ("values",)
     syntax: ClassVar = "[{values}]"
+    removed_by: ClassVar = "scalarize"
 
 
 @dataclass(eq=False)
@@ -111,6 +142,7 @@ class GetElement(Stmt):
 
     operand_fields: ClassVar = ("src",)
     syntax: ClassVar = "get element {src}[{index}]"
+    removed_by: ClassVar = "scalarize"
 
 
 @dataclass(eq=False)
@@ -123,6 +155,8 @@ class MatrixPtr(Stmt):
 
     operand_fields: ClassVar = ("origin", "offset")
     syntax: ClassVar = "shift ptr [{origin} + {offset}]"
+    carries_derivative: ClassVar = False
+    removed_by: ClassVar = "scalarize"
 
 
 # --- local variables ----------------------------------------------------------------------
@@ -133,6 +167,9 @@ class Alloca(Stmt):
     """A mutable local variable; `ret_type` is a pointer to its value type."""
 
     syntax: ClassVar = "alloca"
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -143,6 +180,8 @@ class LocalLoad(Stmt):
 
     operand_fields: ClassVar = ("ptr",)
     syntax: ClassVar = "local load [{ptr}]"
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
 
 
 @dataclass(eq=False)
@@ -156,6 +195,8 @@ class LocalStore(Stmt):
     syntax: ClassVar = "local store [{ptr} <- {value}]"
     is_void: ClassVar = True
     has_side_effects: ClassVar = True
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
 
 
 # --- global memory ------------------------------------------------------------------------
@@ -170,6 +211,9 @@ class GlobalPtr(Stmt):
 
     operand_fields: ClassVar = ("indices",)
     syntax: ClassVar = "global ptr [{snode}], index [{indices}]"
+    pure: ClassVar = True
+    carries_derivative: ClassVar = False
+    removed_by: ClassVar = "lower_access"
 
 
 @dataclass(eq=False)
@@ -181,6 +225,9 @@ class ExternalPtr(Stmt):
 
     operand_fields: ClassVar = ("indices",)
     syntax: ClassVar = "external_ptr arg {arg_id}, [{indices}]"
+    pure: ClassVar = True
+    interleavable: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -191,6 +238,9 @@ class ExternalTensorShape(Stmt):
     axis: int
 
     syntax: ClassVar = "external_tensor_shape_along_axis {axis}, arg {arg_id}"
+    pure: ClassVar = True
+    interleavable: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -201,6 +251,8 @@ class GlobalLoad(Stmt):
 
     operand_fields: ClassVar = ("ptr",)
     syntax: ClassVar = "global load {ptr}"
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
 
 
 @dataclass(eq=False)
@@ -214,6 +266,7 @@ class GlobalStore(Stmt):
     syntax: ClassVar = "global store [{ptr} <- {value}]"
     is_void: ClassVar = True
     has_side_effects: ClassVar = True
+    lane_safe: ClassVar = True
 
 
 @dataclass(eq=False)
@@ -227,6 +280,7 @@ class AtomicOp(Stmt):
     operand_fields: ClassVar = ("dest", "val")
     syntax: ClassVar = "atomic {op}({dest}, {val})"
     has_side_effects: ClassVar = True
+    lane_safe: ClassVar = True
 
 
 @dataclass(eq=False)
@@ -236,6 +290,9 @@ class GlobalTemporary(Stmt):
     offset: int
 
     syntax: ClassVar = "global tmp var (offset = {offset} B)"
+    pure: ClassVar = True
+    interleavable: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -245,6 +302,10 @@ class ThreadLocalPtr(Stmt):
     offset: int
 
     syntax: ClassVar = "thread local ptr (offset = {offset} B)"
+    pure: ClassVar = True
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -257,6 +318,8 @@ class ThreadLocalArrayPtr(Stmt):
 
     operand_fields: ClassVar = ("index",)
     syntax: ClassVar = "thread local array ptr (offset = {offset} B) [{index}]"
+    pure: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -266,6 +329,10 @@ class GetRoot(Stmt):
     tree_id: int = 0
 
     syntax: ClassVar = "get root [tree {tree_id}]"
+    pure: ClassVar = True
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -278,6 +345,10 @@ class SNodeLookup(Stmt):
 
     operand_fields: ClassVar = ("ptr", "index")
     syntax: ClassVar = "[{snode}]::lookup({ptr}, {index})"
+    pure: ClassVar = True
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -289,6 +360,10 @@ class GetCh(Stmt):
 
     operand_fields: ClassVar = ("ptr",)
     syntax: ClassVar = "get child [{child}] {ptr}"
+    pure: ClassVar = True
+    lane_safe: ClassVar = True
+    interleavable: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 # --- control flow -------------------------------------------------------------------------
@@ -322,6 +397,7 @@ class StructFor(Stmt):
     syntax: ClassVar = "struct for in {snode}"
     is_void: ClassVar = True
     has_side_effects: ClassVar = True
+    removed_by: ClassVar = "offload"
 
 
 @dataclass(eq=False)
@@ -337,6 +413,7 @@ class If(Stmt):
     syntax: ClassVar = "if {cond}"
     is_void: ClassVar = True
     has_side_effects: ClassVar = True
+    lane_safe: ClassVar = True
 
 
 @dataclass(eq=False)
@@ -358,6 +435,7 @@ class Break(Stmt):
     syntax: ClassVar = "break"
     is_void: ClassVar = True
     has_side_effects: ClassVar = True
+    jumps: ClassVar = True
 
 
 @dataclass(eq=False)
@@ -367,6 +445,7 @@ class Continue(Stmt):
     syntax: ClassVar = "continue"
     is_void: ClassVar = True
     has_side_effects: ClassVar = True
+    jumps: ClassVar = True
 
 
 @dataclass(eq=False)
@@ -379,6 +458,7 @@ class Return(Stmt):
     syntax: ClassVar = "return {values}"
     is_void: ClassVar = True
     has_side_effects: ClassVar = True
+    jumps: ClassVar = True
 
 
 @dataclass(eq=False)
@@ -396,6 +476,7 @@ class Assert(Stmt):
     syntax: ClassVar = "assert {cond}, {message}, args [{args}]"
     is_void: ClassVar = True
     has_side_effects: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -411,6 +492,7 @@ class Print(Stmt):
     syntax: ClassVar = "print {template} [{values}]"
     is_void: ClassVar = True
     has_side_effects: ClassVar = True
+    carries_derivative: ClassVar = False
 
 
 @dataclass(eq=False)
@@ -450,130 +532,11 @@ class Offloaded(Stmt):
         return f"({b}, {e})"
 
 
-# --- autodiff stacks (made by `auto_diff`, sized by `determine_ad_stack_size`) -------------
-
-
-@dataclass(eq=False)
-class AdStackAlloca(Stmt):
-    """A per-thread stack of (primal, adjoint) pairs of type `ret_type`: reverse-mode autodiff
-    records a value computed inside a loop on every iteration and reads the records back, newest
-    first, in the reversed loop. `max_size` entries; 0 until `determine_ad_stack_size` runs."""
-
-    max_size: int = 0
-
-    syntax: ClassVar = "stack alloc (max_size={max_size})"
-
-
-@dataclass(eq=False)
-class AdStackPush(Stmt):
-    """Push `value` (with adjoint 0) on `stack`."""
-
-    stack: Stmt
-    value: Stmt
-
-    operand_fields: ClassVar = ("stack", "value")
-    syntax: ClassVar = "stack push {stack}, val = {value}"
-    is_void: ClassVar = True
-    has_side_effects: ClassVar = True
-
-
-@dataclass(eq=False)
-class AdStackPop(Stmt):
-    """Drop the newest entry of `stack`."""
-
-    stack: Stmt
-
-    operand_fields: ClassVar = ("stack",)
-    syntax: ClassVar = "stack pop {stack}"
-    is_void: ClassVar = True
-    has_side_effects: ClassVar = True
-
-
-@dataclass(eq=False)
-class AdStackLoadTop(Stmt):
-    """The primal value of the newest entry of `stack`."""
-
-    stack: Stmt
-
-    operand_fields: ClassVar = ("stack",)
-    syntax: ClassVar = "stack load top {stack}"
-
-
-@dataclass(eq=False)
-class AdStackLoadTopAdj(Stmt):
-    """The adjoint accumulated in the newest entry of `stack`."""
-
-    stack: Stmt
-
-    operand_fields: ClassVar = ("stack",)
-    syntax: ClassVar = "stack load top adj {stack}"
-
-
-@dataclass(eq=False)
-class AdStackCount(Stmt):
-    """How many entries `stack` holds (debug mode checks it before a push)."""
-
-    stack: Stmt
-
-    operand_fields: ClassVar = ("stack",)
-    syntax: ClassVar = "stack count {stack}"
-
-
-@dataclass(eq=False)
-class AdStackAccAdjoint(Stmt):
-    """Add `value` to the adjoint of the newest entry of `stack`."""
-
-    stack: Stmt
-    value: Stmt
-
-    operand_fields: ClassVar = ("stack", "value")
-    syntax: ClassVar = "stack acc adj {stack}, val = {value}"
-    is_void: ClassVar = True
-    has_side_effects: ClassVar = True
-
-
-ALL_STATEMENTS: tuple[type[Stmt], ...] = (
-    MatrixInit,
-    GetElement,
-    MatrixPtr,
-    Const,
-    ArgLoad,
-    UnaryOp,
-    BinaryOp,
-    TernaryOp,
-    LoopIndex,
-    Alloca,
-    LocalLoad,
-    LocalStore,
-    GlobalPtr,
-    ExternalPtr,
-    ExternalTensorShape,
-    GlobalLoad,
-    GlobalStore,
-    AtomicOp,
-    GlobalTemporary,
-    ThreadLocalPtr,
-    ThreadLocalArrayPtr,
-    GetRoot,
-    SNodeLookup,
-    GetCh,
-    RangeFor,
-    StructFor,
-    If,
-    While,
-    Break,
-    Continue,
-    Return,
-    Assert,
-    Print,
-    Offloaded,
-    AdStackAlloca,
-    AdStackPush,
-    AdStackPop,
-    AdStackLoadTop,
-    AdStackLoadTopAdj,
-    AdStackCount,
-    AdStackAccAdjoint,
+# Every statement kind: each `Stmt` subclass this module defines or re-exports, in order.
+ALL_STATEMENTS: tuple[type[Stmt], ...] = tuple(
+    value
+    for value in list(globals().values())
+    if isinstance(value, type) and issubclass(value, Stmt) and value is not Stmt
 )
 
 

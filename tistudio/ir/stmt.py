@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from tistudio.ir.types import DataType
+from tistudio.ir.errors import InternalCompilerError
+from tistudio.ir.types import DataType, PointerType, PrimitiveType
 
 
 def _operand_reader(cls: type[Stmt]) -> Callable[[Stmt], list[Stmt]]:
@@ -71,7 +72,18 @@ class Stmt:
     block_fields: ClassVar[tuple[tuple[str, str], ...]] = ()  # (field name, printed label)
     syntax: ClassVar[str] = ""
     is_void: ClassVar[bool] = False  # prints as `$3 : ...` and has no value
-    has_side_effects: ClassVar[bool] = False
+
+    # Traits: what the statement *is*, declared once here and read by passes and back ends
+    # (`docs/adding-a-statement.md`). A trait that allows a transformation defaults to False,
+    # so a new statement kind is left alone until someone has checked that the trait holds.
+    has_side_effects: ClassVar[bool] = False  # writes memory, prints, checks or jumps: never dead
+    pure: ClassVar[bool] = False  # value depends on operands and attributes only (cse, licm)
+    lane_safe: ClassVar[bool] = False  # GPU vectoriser may emit one copy per lane side by side
+    interleavable: ClassVar[bool] = False  # unroll-and-jam may interleave copies in its inner loop
+    uses_ad_stack: ClassVar[bool] = False  # makes or works on a per-thread autodiff stack
+    jumps: ClassVar[bool] = False  # leaves its block early (break, continue, return)
+    carries_derivative: ClassVar[bool] = True  # auto_diff needs a rule (or a refusal) for it
+    removed_by: ClassVar[str] = ""  # the pass after which none is left (back ends never see it)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -281,6 +293,14 @@ def walk_backward(block: Block) -> Iterator[Stmt]:
             for inner in reversed(stmt.blocks()):
                 yield from walk_backward(inner)
         yield stmt
+
+
+def pointee(ptr: Stmt) -> PrimitiveType:
+    """The scalar type that the pointer statement `ptr` points to."""
+    t = ptr.ret_type
+    if not isinstance(t, PointerType) or not isinstance(t.pointee, PrimitiveType):
+        raise InternalCompilerError(f"{type(ptr).__name__} has type {t}, not a value pointer")
+    return t.pointee
 
 
 def kernel_root(stmt: Stmt) -> Kernel:

@@ -8,6 +8,7 @@ printed IR.
 from __future__ import annotations
 
 from tistudio.ir import frontend as fe
+from tistudio.ir.errors import InternalCompilerError
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
 from tistudio.ir.printer import Printer
 from tistudio.ir.printing import count_values
@@ -34,10 +35,6 @@ from tistudio.ir.statements import (
 )
 from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.ir.types import PointerType, PrimitiveType, TensorType, u1
-
-
-class InternalCompilerError(AssertionError):
-    """A broken compiler invariant: a tistudio bug, not a mistake in the user's kernel."""
 
 
 class IRVerifyError(InternalCompilerError):

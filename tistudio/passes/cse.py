@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import fields
 
-from tistudio.ir.statements import Const, Offloaded
+from tistudio.ir.statements import ALL_STATEMENTS, Const, Offloaded
 from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.passes.context import PassContext
-from tistudio.passes.util import PURE_STATEMENTS, erase_all, is_pure, redirect_operands
+from tistudio.passes.util import erase_all, is_pure, redirect_operands
 
 Table = dict[Hashable, Stmt]
 
@@ -67,4 +67,5 @@ def _attribute_names(cls: type[Stmt]) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls) if f.name not in skip)
 
 
-_ATTRIBUTES = {cls: _attribute_names(cls) for cls in PURE_STATEMENTS}  # looked up per statement
+# looked up per statement
+_ATTRIBUTES = {cls: _attribute_names(cls) for cls in ALL_STATEMENTS if cls.pure}

@@ -15,15 +15,12 @@ from dataclasses import dataclass, field
 from tistudio.ir.statements import (
     Alloca,
     AtomicOp,
-    Break,
-    Continue,
     GlobalLoad,
     GlobalStore,
     If,
     LocalLoad,
     LocalStore,
     Offloaded,
-    Return,
 )
 from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.passes.context import PassContext
@@ -108,7 +105,7 @@ class _Forwarding:
             elif isinstance(stmt, (GlobalStore, AtomicOp)):
                 # any global pointer may alias any other: forget all but this store
                 state.globals = {stmt.ptr: stmt.value} if isinstance(stmt, GlobalStore) else {}
-            elif isinstance(stmt, (Break, Continue, Return)):
+            elif stmt.jumps:  # break, continue, return
                 state.jumps = True
                 state.pending.clear()
         return state

@@ -9,50 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from tistudio.ir.statements import (
-    ArgLoad,
-    BinaryOp,
-    Const,
-    ExternalPtr,
-    ExternalTensorShape,
-    GetCh,
-    GetRoot,
-    GlobalPtr,
-    GlobalTemporary,
-    LoopIndex,
-    SNodeLookup,
-    TernaryOp,
-    ThreadLocalArrayPtr,
-    ThreadLocalPtr,
-    UnaryOp,
-)
 from tistudio.ir.stmt import Block, Kernel, Stmt
-
-# Statements whose value depends only on their operands and attributes: they read no memory that
-# can change and write nothing, so two equal ones compute the same value (cse) and one whose
-# operands do not change inside a loop can be computed once before it (loop_invariant_code_motion).
-PURE_STATEMENTS: tuple[type[Stmt], ...] = (
-    Const,
-    UnaryOp,
-    BinaryOp,
-    TernaryOp,
-    LoopIndex,
-    ArgLoad,
-    GlobalPtr,
-    ExternalPtr,
-    ExternalTensorShape,
-    GetRoot,
-    SNodeLookup,
-    GetCh,
-    GlobalTemporary,
-    ThreadLocalPtr,
-    ThreadLocalArrayPtr,
-)
 
 
 def is_pure(stmt: Stmt) -> bool:
-    """True if `stmt` computes a value from its operands alone (see `PURE_STATEMENTS`)."""
-    return isinstance(stmt, PURE_STATEMENTS)
+    """True if `stmt` computes a value from its operands alone (the `pure` trait): it reads no
+    memory that can change and writes nothing, so two equal ones compute the same value (cse) and
+    one whose operands do not change inside a loop can be computed once before it (licm)."""
+    return stmt.pure
 
 
 def redirect_operands(stmt: Stmt, replacements: dict[Stmt, Stmt]) -> None:

@@ -40,7 +40,7 @@ from tistudio.ir import statements as s
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import BinaryOpType, TaskType
 from tistudio.ir.printer import Printer
-from tistudio.ir.stmt import Block, Kernel, Stmt
+from tistudio.ir.stmt import Block, Kernel, Stmt, pointee
 from tistudio.ir.types import PointerType, PrimitiveType
 from tistudio.ir.verifier import InternalCompilerError
 
@@ -107,6 +107,7 @@ class TaskEmitter(AdStackEmitter):
         self.loop_index: dict[Stmt, ir.Value] = {}
         self.loops: list[_Loop] = []
         self.ctx_cache: dict[tuple[int, str], ir.Value] = {}
+        self.assert_numbers: dict[s.Assert, int] = {}  # see ir/assertions.assert_number
         params = [PTR, I32, I32] if task.task_type is TaskType.range_for else [PTR]
         self.function = ir.Function(module, ir.FunctionType(VOID, params), name)
         self.function.attributes.append("nounwind")
@@ -346,7 +347,7 @@ class TaskEmitter(AdStackEmitter):
     # --- local variables ----------------------------------------------------------------------
 
     def emit_Alloca(self, stmt: s.Alloca) -> None:
-        dtype = _pointee(stmt)
+        dtype = pointee(stmt)
         slot = self._entry_alloca(memory_type(dtype), self.name_of(stmt), dtype.nbytes)
         self.values[stmt] = slot
         # a variable starts at zero each time its declaration runs, as in Taichi
@@ -440,7 +441,7 @@ class TaskEmitter(AdStackEmitter):
             extent = self.ctx_load(shape_slot, I64)
             linear = b.add(b.mul(linear, extent, flags=("nsw",)), i, flags=("nsw",))
         base = self.ctx_load(slots.slot, PTR)
-        dtype = _pointee(stmt)
+        dtype = pointee(stmt)
         if linear is None:  # a 0-d array
             self.values[stmt] = base
             return
@@ -516,10 +517,3 @@ class TaskEmitter(AdStackEmitter):
             self.store(self.values[value], address, value.ret_type)
         self.builder.ret_void()
         self.dead_block()
-
-
-def _pointee(stmt: Stmt) -> PrimitiveType:
-    t = stmt.ret_type
-    if not isinstance(t, PointerType) or not isinstance(t.pointee, PrimitiveType):
-        raise InternalCompilerError(f"{type(stmt).__name__} has type {t}, not a value pointer")
-    return t.pointee

@@ -22,6 +22,7 @@ from tistudio.ir.assertions import (
     ARG_BYTES,
     RECORD_HEADER,
     AssertInfo,
+    assert_number,
     kernel_asserts,
     raise_if_failed,
     record_bytes,
@@ -47,7 +48,7 @@ def emit_assert(em: TaskEmitter, stmt: s.Assert) -> None:
     b.position_at_end(failed)
     gtmp = em.ctx_load(GTMP_SLOT, PTR)
     record = em.byte_offset(gtmp, record_offset(kernel.gtmp_size), "record")
-    number = ir.Constant(I32, _assert_number(em, stmt, kernel) + 1)
+    number = ir.Constant(I32, assert_number(stmt, em.assert_numbers) + 1)
     first = b.extract_value(b.cmpxchg(record, ir.Constant(I32, 0), number, ORDERING, ORDERING), 1)
     write = b.append_basic_block("assert_record")
     leave = b.append_basic_block("assert_return")
@@ -60,14 +61,6 @@ def emit_assert(em: TaskEmitter, stmt: s.Assert) -> None:
     b.position_at_end(leave)
     b.ret_void()
     b.position_at_end(passed)
-
-
-def _assert_number(em: TaskEmitter, stmt: s.Assert, kernel: Kernel) -> int:
-    numbers: dict[s.Assert, int] | None = em.__dict__.get("assert_numbers")
-    if numbers is None:  # numbered once per task emitter, in the kernel's walk order
-        numbers = {a: k for k, a in enumerate(kernel_asserts(kernel))}
-        em.__dict__["assert_numbers"] = numbers
-    return numbers[stmt]
 
 
 def _as_i64(b: ir.IRBuilder, value: ir.Value, dtype: PrimitiveType) -> ir.Value:

@@ -21,8 +21,8 @@ from tistudio.ir.assertions import (
     ARG_BYTES,
     RECORD_HEADER,
     AssertInfo,
+    assert_number,
     assert_table,
-    kernel_asserts,
     raise_if_failed,
     record_bytes,
     record_offset,
@@ -39,7 +39,7 @@ def emit_assert(em: TaskEmitter, stmt: s.Assert) -> None:
     kernel = kernel_root(stmt)
     base = record_offset(kernel.gtmp_size)
     words = [w for arg in stmt.args for w in _words(em, arg)]
-    number = _assert_number(em, stmt, kernel) + 1
+    number = assert_number(stmt, em.assert_numbers) + 1
     claimed = em.fresh("claimed")
     em.line(f"if (!{em.value(stmt.cond)}) {{")
     with em.indent():
@@ -83,14 +83,6 @@ def _words(em: TaskEmitter, arg: s.Stmt) -> list[str]:
     if dtype.bits == 64:
         return [f"u32({value} & {wgsl.literal(0xFFFFFFFF, dtype)})", f"u32({value} >> 32u)"]
     return [value if reg == "u32" else f"bitcast<u32>({value})", "0u"]
-
-
-def _assert_number(em: TaskEmitter, stmt: s.Assert, kernel: Kernel) -> int:
-    numbers: dict[s.Assert, int] | None = em.__dict__.get("assert_numbers")
-    if numbers is None:  # numbered once per task emitter, in the kernel's walk order
-        numbers = {a: k for k, a in enumerate(kernel_asserts(kernel))}
-        em.__dict__["assert_numbers"] = numbers
-    return numbers[stmt]
 
 
 class FailureRecord:

@@ -29,8 +29,8 @@ from tistudio.backends.webgpu.rounding import ROUNDING_HELPERS
 from tistudio.ir import statements as s
 from tistudio.ir.ops import AtomicOpType, TaskType
 from tistudio.ir.ops import BinaryOpType as B
-from tistudio.ir.stmt import Block, Stmt, walk
-from tistudio.ir.types import PointerType, PrimitiveType
+from tistudio.ir.stmt import Block, Stmt, pointee, walk
+from tistudio.ir.types import PrimitiveType
 from tistudio.ir.verifier import InternalCompilerError
 
 BACKEND = "gpu"
@@ -84,6 +84,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         self.hoisted: set[Stmt] = set()
         self.last_line: tuple[str, int] | None = None
         self.counter = 0
+        self.assert_numbers: dict[s.Assert, int] = {}  # see ir/assertions.assert_number
         # the lanes of a vec4 loop: loads and stores served by vectors (see vectorize.py)
         self.lane_loads: dict[Stmt, str] = {}
         self.lane_stores: dict[Stmt, str] = {}
@@ -248,7 +249,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     # --- local variables ----------------------------------------------------------------
 
     def emit_Alloca(self, stmt: s.Alloca) -> None:
-        dtype = _pointee(stmt)
+        dtype = pointee(stmt)
         name = self.name_of(stmt)
         # a variable starts at zero each time its declaration runs, as in Taichi
         self.line(f"var {name}: {self.reg(stmt, dtype)} = {wgsl.zero(dtype)};")
@@ -343,6 +344,9 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
             raise InternalCompilerError(f"thread local ptr at offset {stmt.offset} outside tls")
         self.locals[stmt] = f"tls{stmt.offset}"
 
+    def emit_ThreadLocalArrayPtr(self, stmt: s.ThreadLocalArrayPtr) -> None:
+        raise UnsupportedOnBackend(stmt, BACKEND, "privatize_fields runs for the CPU only")
+
     emit_Print = emit_print  # a record in the print buffer: see printing.py
 
     def emit_GetRoot(self, stmt: s.GetRoot) -> None:
@@ -373,7 +377,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         self.ptrs[stmt] = Ptr(resource, name)
 
     def emit_ExternalPtr(self, stmt: s.ExternalPtr) -> None:
-        dtype = _pointee(stmt)
+        dtype = pointee(stmt)
         self.reg(stmt, dtype)
         linear = ""
         for axis, index in enumerate(stmt.indices):
@@ -470,10 +474,3 @@ def _widened(dtype: PrimitiveType, value: str) -> tuple[PrimitiveType, str]:
     if wgsl.is_narrow(dtype):
         return (i32 if dtype.kind == "int" else u32), value
     return dtype, value
-
-
-def _pointee(stmt: Stmt) -> PrimitiveType:
-    t = stmt.ret_type
-    if not isinstance(t, PointerType) or not isinstance(t.pointee, PrimitiveType):
-        raise InternalCompilerError(f"{type(stmt).__name__} has type {t}, not a value pointer")
-    return t.pointee

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 from typing import NoReturn
 
+from tistudio.ir.errors import InternalCompilerError
 from tistudio.ir.snode import SNode
 from tistudio.ir.statements import GlobalPtr
 from tistudio.ir.stmt import Stmt
-from tistudio.ir.types import PointerType, PrimitiveType
 
 
 def shallow_copy(stmt: Stmt) -> Stmt:
@@ -28,10 +28,19 @@ def companion(ptr: Stmt, kind: str) -> SNode | None:
     return getattr(ptr.snode, kind)
 
 
-def pointee(stmt: Stmt) -> PrimitiveType:
-    dtype = stmt.ret_type
-    assert isinstance(dtype, PointerType) and isinstance(dtype.pointee, PrimitiveType)
-    return dtype.pointee
+def missing_rule(stmt: Stmt, mode: str) -> InternalCompilerError:
+    """The error for a float statement that autodiff has no rule for (a tistudio bug)."""
+    name = type(stmt).__name__
+    return InternalCompilerError(
+        f"auto_diff ({mode} mode) has no rule for '{name}' at {stmt.loc}: give it one in "
+        f"passes/autodiff/, or declare `carries_derivative = False` on {name} if no derivative "
+        "flows through its value"
+    )
+
+
+def scalarized(_self: object, stmt: Stmt) -> NoReturn:
+    """A tensor statement, which `scalarize` removes before `auto_diff` runs."""
+    raise InternalCompilerError(f"'{type(stmt).__name__}' reached auto_diff: scalarize runs first")
 
 
 def forbid(stmt: Stmt, message: str) -> NoReturn:

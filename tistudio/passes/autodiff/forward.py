@@ -20,9 +20,9 @@ from tistudio.ir.statements import (
     TernaryOp,
     UnaryOp,
 )
-from tistudio.ir.stmt import Block, Stmt
+from tistudio.ir.stmt import Block, Stmt, pointee
 from tistudio.ir.types import PointerType
-from tistudio.passes.autodiff.common import companion, forbid, pointee
+from tistudio.passes.autodiff.common import companion, forbid, missing_rule
 from tistudio.passes.autodiff.rules import Builder, is_real, partials
 
 
@@ -50,8 +50,11 @@ class ForwardBlock:
             method = getattr(self, f"dual_{type(stmt).__name__}", None)
             if method is not None:
                 method(stmt)
-            elif isinstance(stmt, (UnaryOp, BinaryOp, TernaryOp)) and is_real(stmt):
-                self.dual_arithmetic(stmt)
+            elif isinstance(stmt, (UnaryOp, BinaryOp, TernaryOp)):
+                if is_real(stmt):
+                    self.dual_arithmetic(stmt)
+            elif stmt.carries_derivative and is_real(stmt):  # a zero dual in silence otherwise
+                raise missing_rule(stmt, "forward")
             for inner in stmt.blocks():
                 self.visit(inner)
 

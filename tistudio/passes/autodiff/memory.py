@@ -18,8 +18,8 @@ from tistudio.ir.statements import (
     GlobalPtr,
     GlobalStore,
 )
-from tistudio.ir.stmt import Stmt
-from tistudio.passes.autodiff.common import forbid, pointee
+from tistudio.ir.stmt import Stmt, pointee
+from tistudio.passes.autodiff.common import forbid
 from tistudio.passes.autodiff.rules import is_real
 
 

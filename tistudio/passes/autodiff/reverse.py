@@ -35,9 +35,9 @@ from tistudio.ir.statements import (
     TernaryOp,
     UnaryOp,
 )
-from tistudio.ir.stmt import Block, Stmt, walk
+from tistudio.ir.stmt import Block, Stmt, pointee, walk
 from tistudio.ir.types import PointerType
-from tistudio.passes.autodiff.common import forbid, pointee, shallow_copy
+from tistudio.passes.autodiff.common import forbid, missing_rule, scalarized, shallow_copy
 from tistudio.passes.autodiff.memory import MemoryAdjoints
 from tistudio.passes.autodiff.rules import Builder, is_real, partials
 
@@ -147,13 +147,21 @@ class ReverseBlock(MemoryAdjoints):
     # --- one forward statement ---------------------------------------------------------------
 
     def reverse_stmt(self, stmt: Stmt) -> None:
+        """Dispatch to `reverse_<Class>`. A statement without one is passed over only where its
+        class says no derivative flows through it (`carries_derivative = False`): otherwise a
+        float value would get a zero gradient in silence."""
         method = getattr(self, f"reverse_{type(stmt).__name__}", None)
         if method is not None:
             method(stmt)
-        elif isinstance(stmt, (UnaryOp, BinaryOp, TernaryOp)):
-            self.reverse_arithmetic(stmt)
-        elif stmt.blocks() or type(stmt).__name__ in ("Break", "Continue", "Return"):
-            forbid(stmt, f"'{type(stmt).__name__}' cannot be differentiated (reverse mode)")
+        elif stmt.carries_derivative and is_real(stmt):
+            raise missing_rule(stmt, "reverse")
+
+    def refuse(self, stmt: Stmt) -> None:
+        forbid(stmt, f"'{type(stmt).__name__}' cannot be differentiated (reverse mode)")
+
+    reverse_StructFor = reverse_While = reverse_Offloaded = refuse
+    reverse_Break = reverse_Continue = reverse_Return = refuse
+    reverse_MatrixInit = reverse_GetElement = scalarized
 
     def reverse_arithmetic(self, stmt: Stmt) -> None:
         if not is_real(stmt):
@@ -165,6 +173,8 @@ class ReverseBlock(MemoryAdjoints):
             self.accumulate(
                 operand, self.builder.mul(adj, self.builder.cast(partial, adj.ret_type))
             )
+
+    reverse_UnaryOp = reverse_BinaryOp = reverse_TernaryOp = reverse_arithmetic
 
     def reverse_LocalLoad(self, stmt: LocalLoad) -> None:
         adj = self.read_adjoint(stmt) if is_real(stmt) else None
