@@ -10,21 +10,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tistudio.backends.protocol import Backend
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.snode import SNode, finalize_layout
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.writes import written_snodes
 from tistudio.passes.context import PassContext
 from tistudio.runtime import offline_cache, warm_up
+from tistudio.runtime.compile_result import CompileResult
+from tistudio.runtime.gpu_memory import GpuMemory
 from tistudio.runtime.offline_cache import OfflineCache, RuntimeSlot
 
 if TYPE_CHECKING:
-    from tistudio.passes.pipeline import PassRecord
+    from tistudio.backends.webgpu.device import GpuDevice
 
 _ALIGN = 64
 
@@ -37,22 +40,6 @@ class SNodeTree:
     root: SNode
     buffer: np.ndarray
     address: int
-
-
-@dataclass
-class CompileResult:
-    """What compiling one kernel instantiation produced."""
-
-    executable: Any
-    records: list[PassRecord]
-    warnings: list[tuple[str, object]]
-    final_ir: Kernel | None  # None when the code came from the offline cache
-    frontend_ms: float = 0.0
-    passes_ms: float = 0.0
-    backend_ms: float = 0.0
-    written_snodes: list[SNode] = field(default_factory=list)
-    cache: str = "off"  # the offline cache: "off" (bypassed), "miss" or "hit"
-    stage_ms: dict[str, float] = field(default_factory=dict)  # pass groups, LLVM stages
 
 
 class Program:
@@ -68,17 +55,17 @@ class Program:
         self.pending: SNode | None = None
         self.discarded_roots: set[int] = set()  # ids of roots whose memory was not allocated
         self.kernel_counter = 0
-        self._backend: Any = None
+        self._backend: Backend | None = None
         self.offline_cache: OfflineCache | None = None  # set by ti.init
-        self.gpu: Any = None  # a `GpuMemory` when the program runs on the GPU
+        self.gpu: GpuMemory | None = None  # the GPU's copy of the trees, on the GPU
         self.ad_scope: Any = None  # an open `ti.ad.Tape` or `ti.ad.FwdMode` (tistudio.ad)
         # every placed field by its SNode's id (`lang.field.Field`; `ti.ad` finds `.grad`s here)
         self.fields_by_snode: dict[int, Any] = {}
 
-    def use_gpu(self, device: Any) -> None:
-        """Run this program's kernels on `device` (a `webgpu.device.GpuDevice`)."""
+    def use_gpu(self, device: GpuDevice) -> None:
+        """Run this program's kernels on `device`."""
+        # imported for the GPU only: the WebGPU back end's modules cost ~9 ms to import
         from tistudio.backends.webgpu.backend import WebGpuBackend
-        from tistudio.runtime.gpu_memory import GpuMemory
 
         self.gpu = GpuMemory(device, self.trees)
         self._backend = WebGpuBackend(device, self.gpu)
@@ -144,7 +131,7 @@ class Program:
     # --- compiling -------------------------------------------------------------------------
 
     @property
-    def backend(self) -> Any:
+    def backend(self) -> Backend:
         """The process-wide CPU back end: one JIT engine and one thread pool, started once and
         shared by every kernel of every `ti.init()` (each kernel splits its loops over
         `cpu_max_num_threads` of the pool's workers)."""
@@ -153,9 +140,10 @@ class Program:
             # imported here: ~60 ms that `warm_up` spends on its own thread during `ti.init`
             from tistudio.backends.llvm.backend import default_backend
 
-            self._backend = default_backend()
+            cpu = default_backend()
             if self.offline_cache is not None:  # the thread pool's runtime is cached too
-                self._backend.runtime_cache = RuntimeSlot(self.offline_cache, self._backend)
+                cpu.runtime_cache = RuntimeSlot(self.offline_cache, cpu)
+            self._backend = cpu
         return self._backend
 
     def config_for(self, debug: bool | None) -> CompileConfig:
@@ -190,10 +178,7 @@ class Program:
         stages: dict[str, float] = {}
         records = compile_to_final_ir(kernel, ctx, record=record, echo=echo, timings=stages)
         mid = time.perf_counter()
-        if found.key is None:
-            executable = self.backend.compile(kernel, config)
-        else:
-            executable = self.backend.compile(kernel, config, cache_key=found.key)
+        executable = self.backend.compile(kernel, config, cache_key=found.key)
         end = time.perf_counter()
         stages.update(getattr(executable, "stage_ms", None) or {})
         result = CompileResult(
@@ -214,7 +199,7 @@ class Program:
         """Return once every CPU kernel compiled so far runs its optimised tier (kernels start
         on quick code while a background thread optimises them, `backends/llvm/tiering.py`):
         for timing kernels in their steady state, without that thread's work on a core."""
-        if self.gpu is None and self._backend is not None:
+        if self._backend is not None:
             self._backend.wait_for_optimised()
 
     def close(self) -> None:

@@ -15,12 +15,14 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from tistudio.backends.llvm.codegen import build_module
 from tistudio.backends.llvm.context import ContextLayout
 from tistudio.backends.llvm.executable import CpuExecutable
-from tistudio.backends.llvm.jit import CODE_MODEL, RELOC_MODEL, JitEngine
+from tistudio.backends.llvm.jit import CODE_MODEL, RELOC_MODEL, CompiledModule, JitEngine
 from tistudio.backends.llvm.launcher import build_launcher, estimated_work
 from tistudio.backends.llvm.native_pool import NATIVE_GRAIN, NativeThreadPool
 from tistudio.backends.llvm.runtime_ir import native_pool_supported
@@ -28,11 +30,13 @@ from tistudio.backends.llvm.spec import KernelSpec
 from tistudio.backends.llvm.thread_pool import MIN_GRAIN, ThreadPool
 from tistudio.backends.llvm.tiering import (
     QUICK_WORK_LIMIT,
+    OptimisedCode,
     Optimiser,
     compile_tiered,
     tiering_mode,
 )
 from tistudio.backends.print_buffer import PrintBuffer
+from tistudio.backends.protocol import CacheEntry
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Kernel
 
@@ -66,6 +70,8 @@ class CpuBackend:
         self._prints: PrintBuffer | None = None
         self.tiering = tiering_mode()
         self._optimiser: Optimiser | None = None
+        # disk-cache keys of kernels whose optimised code (their cache entry) is being made
+        self._making: dict[str, OptimisedCode] = {}
 
     @property
     def jit(self) -> JitEngine:
@@ -111,6 +117,9 @@ class CpuBackend:
             compiled, optimised = compile_tiered(
                 jit, self.optimiser, text, functions, config.opt_level
             )
+            if cache_key is not None:
+                with self._lock:
+                    self._making[cache_key] = optimised
         else:
             compiled = jit.compile(text, functions, config.opt_level)
         compiled.stage_ms = {"llvm_codegen": codegen_ms, **compiled.stage_ms}
@@ -130,9 +139,49 @@ class CpuBackend:
         if self._optimiser is not None:
             self._optimiser.wait_all()
 
-    def load(self, spec: KernelSpec, object_code: bytes, config: CompileConfig) -> CpuExecutable:
-        """A `CpuExecutable` from object code and spec that `compile` made (disk cache)."""
-        compiled = self.jit.load_object(object_code, list(spec.functions))
+    # --- the disk cache (`backends/protocol.py`) ----------------------------------------
+
+    def save_entry(self, executable: CpuExecutable, store: Callable[[CacheEntry], None]) -> None:
+        """Store the spec and the object code; a tiered kernel's optimised code once the
+        optimiser has made it (`wait_for_entry` waits for that)."""
+        spec = executable.spec.to_json()
+        optimised = executable.optimised
+        if optimised is None:
+            store(CacheEntry(spec, executable.compiled.object_code))
+            return
+
+        def store_optimised(compiled: CompiledModule) -> None:
+            store(CacheEntry(spec, compiled.object_code))
+            self._forget(optimised)
+
+        optimised.then(store_optimised)
+
+    def wait_for_entry(self, cache_key: str) -> None:
+        """Wait for the optimised code compiled under `cache_key`, if it is being made."""
+        with self._lock:
+            optimised = self._making.get(cache_key)
+        if optimised is not None:
+            try:
+                optimised.wait()  # the entry is stored before `wait` returns
+            except RuntimeError:  # the optimiser failed: nothing will be stored
+                self._forget(optimised)
+
+    def _forget(self, optimised: OptimisedCode) -> None:
+        with self._lock:
+            for key in [k for k, v in self._making.items() if v is optimised]:
+                del self._making[key]
+
+    def load_entry(
+        self,
+        entry: CacheEntry,
+        kernel: Kernel,
+        config: CompileConfig,
+        final_ir: Callable[[], Kernel],
+    ) -> CpuExecutable:
+        """A `CpuExecutable` from the spec and object code `save_entry` stored (the final IR
+        is never needed: the object code is the whole kernel)."""
+        spec = replace(KernelSpec.from_json(entry.meta), name=kernel.name)
+        compiled = self.jit.load_object(entry.code, list(spec.functions))
         return CpuExecutable(spec, config, compiled, self.pool, self.prints(spec))
 
     def prints(self, spec: KernelSpec) -> PrintBuffer | None:

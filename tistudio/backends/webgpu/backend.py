@@ -1,10 +1,10 @@
 """`WebGpuBackend`: compile final IR for the device, against one program's field memory.
 
-It also serves the offline (disk) cache (`runtime/offline_cache.py`): what the GPU compiles to
-is WGSL text, so an entry stores every task's WGSL, bindings and dispatch size plus the size of
-the global temporaries (`cache_entry`), and a hit rebuilds the executable from them
-(`load_cached`) without running the passes. Kernels that print or carry debug checks are not
-stored: their host side needs the final IR.
+It also serves the offline (disk) cache through the `Backend` protocol (`backends/protocol.py`):
+what the GPU compiles to is WGSL text, so an entry stores every task's WGSL, bindings and
+dispatch size plus the size of the global temporaries (`save_entry`), and a hit rebuilds the
+executable from them (`load_entry`) without running the passes. Kernels that print or carry
+debug checks are not stored: their host side needs the final IR.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from tistudio.backends.protocol import CacheEntry
 from tistudio.backends.webgpu.device import GpuDevice
 from tistudio.backends.webgpu.executable import CachedShaders, GpuExecutable
 from tistudio.backends.webgpu.printing import GpuPrintBuffer
@@ -35,7 +36,7 @@ class WebGpuBackend:
         self, kernel: Kernel, config: CompileConfig, cache_key: str | None = None
     ) -> GpuExecutable:
         """Final IR of `kernel` -> a launchable `GpuExecutable` (pipelines created here).
-        `cache_key` is the CPU back end's (its symbol names); WGSL has no global names."""
+        `cache_key` (the protocol's) names nothing here: WGSL has no global symbols."""
         args = self._args(kernel)
         if self._prints is None and any(isinstance(x, Print) for x in kernel.walk()):
             self._prints = GpuPrintBuffer(self.device)
@@ -58,24 +59,36 @@ class WebGpuBackend:
         features = ",".join(sorted(caps.features))  # a frozenset's order varies by process
         return f"wgpu {wgpu.__version__}|{features}|{replace(caps, features=frozenset())!r}"
 
-    def cache_entry(self, executable: GpuExecutable) -> dict | None:
-        """The JSON the cache stores for `executable`, or None if it cannot be stored."""
+    def save_entry(self, executable: GpuExecutable, store: Callable[[CacheEntry], None]) -> None:
+        """Store the tasks' WGSL as JSON, unless the kernel prints, carries debug checks or
+        came from the cache itself (its host side needs the final IR)."""
         if executable.print_formats or executable.failure.checks or executable._cached:
-            return None
-        return {
+            return
+        meta = {
             "gtmp_size": executable.kernel.gtmp_size,
             "fast_math": executable.fast_math,
             "tasks": [shader.to_json() for shader, _, _ in executable.tasks],
         }
+        store(CacheEntry(meta))
 
-    def load_cached(
-        self, entry: dict, kernel: Kernel, final_ir: Callable[[], Kernel]
+    def load_entry(
+        self,
+        entry: CacheEntry,
+        kernel: Kernel,
+        config: CompileConfig,
+        final_ir: Callable[[], Kernel],
     ) -> GpuExecutable:
-        """The executable of `cache_entry`'s JSON for the frontend IR `kernel` (its parameters
+        """The executable of `save_entry`'s JSON for the frontend IR `kernel` (its parameters
         and return types); `final_ir()` runs the passes if other shaders are needed later.
         KeyError, TypeError or ValueError if the entry is damaged."""
-        shaders = [TaskShader.from_json(task) for task in entry["tasks"]]
-        cached = CachedShaders(shaders, int(entry["gtmp_size"]), final_ir)
+        shaders = [TaskShader.from_json(task) for task in entry.meta["tasks"]]
+        cached = CachedShaders(shaders, int(entry.meta["gtmp_size"]), final_ir)
         args = self._args(kernel)
-        fast_math = bool(entry["fast_math"])
+        fast_math = bool(entry.meta["fast_math"])
         return GpuExecutable(kernel, self.device, self.memory, args, None, cached, fast_math)
+
+    def wait_for_entry(self, cache_key: str) -> None:
+        """Nothing to wait for: `save_entry` stores at once."""
+
+    def wait_for_optimised(self) -> None:
+        """Nothing to wait for: the GPU compiles each kernel once."""
