@@ -6,9 +6,9 @@ from __future__ import annotations
 import textwrap
 
 from tests.backends.webgpu.test_emitter import tree
-from tistudio.passes.lane_forms import Form, LaneForms
 from tistudio.ir.parser import parse_ir
 from tistudio.ir.stmt import walk
+from tistudio.passes.lane_forms import Form, LaneForms
 
 
 def forms(lines: str, begin: int = 0) -> dict[int, Form | None]:

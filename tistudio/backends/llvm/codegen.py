@@ -276,10 +276,10 @@ class TaskEmitter(AdStackEmitter):
             self.counted_loop(inner, bounds[inner.begin], bounds[inner.end], jammed_body)
             for values, index in copies:
                 self.values, self.loop_index[task] = values, index
-                self.block(plan.after)
+                self.block(after)
             self.values = outer
 
-        self.counted_loop(task, lo, rest, one_step, step=jam.COPIES, label="jam")
+        self.counted_loop(task, lo, rest, one_step, step=step, label="jam")
         return rest
 
     # --- values -------------------------------------------------------------------------------
