@@ -115,6 +115,40 @@ def test_panel_renders_and_pass_diff_highlights_lines(lab, page: Page, artifacts
     expect(export.locator(".ti-export-button")).to_be_enabled()
 
 
+JAM_CELL = """%%ti_kernel --show passes --no-debug
+m = ti.field(ti.f32, shape=(16, 128))
+r = ti.field(ti.f32, shape=16)
+
+def row_sums():
+    for i in r:
+        t = 0.0
+        for j in range(128):
+            t += m[i, j]
+        r[i] = t
+
+row_sums()
+"""
+
+
+def test_pass_explorer_shows_the_back_ends_own_passes(lab, page: Page, artifacts):
+    """The CPU's unroll-and-jam is a named pass (passes/jam.py): the explorer lists it last and
+    its diff shows the decision it recorded on the task (issue #26). Without debug checks: a
+    task with bounds checks is not jammed."""
+    run_all(page, lab.notebook("jam.ipynb", [SETUP, JAM_CELL]))
+    wait_until_cell_ran(page, 1, 2)
+    explorer = page.locator(".tistudio-passes")
+    expect(explorer).to_have_attribute("data-ready", "1", timeout=60_000)
+    jam = explorer.locator(".ti-pass", has=page.locator(".ti-pass-name", has_text="jam"))
+    expect(jam).to_have_count(1, timeout=30_000)
+    expect(explorer.locator(".ti-pass .ti-pass-name").last).to_have_text("jam")
+    jam.click()
+    explorer.locator(".ti-tab[data-tab='diff']").click()
+    expect(explorer).to_have_attribute("data-tab", "diff")
+    explorer.screenshot(path=artifacts / "pass_explorer_jam.png")
+    added = explorer.locator(".ti-code.ti-ir .ti-line.add", has_text="jam(4)")
+    expect(added.first).to_be_visible(timeout=30_000)
+
+
 def test_field_view_updates_live_during_a_running_loop(lab, page: Page, artifacts):
     """Frames sent while a cell still runs are painted while it runs, and pausing stops the
     painting. How many frames a second it paints is a speed, which no test asserts: the rate
