@@ -34,7 +34,17 @@ from tistudio.ir.types import PrimitiveType
 from tistudio.ir.verifier import InternalCompilerError
 
 BACKEND = "gpu"
-HELPERS = {**wgsl.PRELUDE, **F64_MATH, **F32_MATH, **ieee.IEEE_HELPERS, **ROUNDING_HELPERS}
+# helper functions by name, their infinity and NaN constants hidden from drivers (wgsl.py)
+HELPERS = {
+    name: wgsl.opaque_specials(text)
+    for name, text in {
+        **wgsl.PRELUDE,
+        **F64_MATH,
+        **F32_MATH,
+        **ieee.IEEE_HELPERS,
+        **ROUNDING_HELPERS,
+    }.items()
+}
 _REDUCIBLE = {
     AtomicOpType.add: AtomicOpType.add,
     AtomicOpType.sub: AtomicOpType.add,  # partial differences add up; the atomic subtracts
@@ -80,7 +90,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         self.zeros: dict[Stmt, str] = {}
         self.reduction_types: set[str] = set()
         self.uses_args = False
-        self.uses_never = False  # `ti_never` (ieee.opaque): main gets `num_workgroups`
+        self.uses_never = False  # whether the shader reads `ti_never` (ieee.opaque): shader.py
         self.hoisted: set[Stmt] = set()
         self.last_line: tuple[str, int] | None = None
         self.counter = 0
@@ -180,7 +190,6 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         if opaque is None:
             self.values[stmt] = literal
             return
-        self.uses_never = True  # see ieee.opaque
         name = f"c{self.numbers.get(stmt, self.fresh(''))}"
         self.line(f"let {name}: {reg} = {opaque};")
         self.values[stmt] = name
@@ -208,7 +217,6 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         expr = expr or wgsl.unary(stmt.op, src, dst, x)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} from {src} to {dst}")
-        self.uses_never |= "ti_never" in expr  # see ieee.opaque
         self.need_helper(expr)
         self.let(stmt, expr)
 
@@ -224,17 +232,14 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} on {dtype}")
         if stmt in self.contractible:
             expr = ieee.uncontracted(expr, dtype)
-        self.uses_never |= "ti_never" in expr  # see ieee.opaque
         self.need_helper(expr)
         self.let(stmt, expr)
 
     def need_helper(self, expr: str) -> None:
         """Add the helper functions `expr` calls (and those they call) to the module."""
         for name, text in HELPERS.items():
-            text = wgsl.opaque_specials(text)
             if f"{name}(" in expr and text not in self.helpers:
                 self.helpers.append(text)
-                self.uses_never |= "ti_never" in text
                 self.need_helper(text.split("{", 1)[1])
 
     def emit_TernaryOp(self, stmt: s.TernaryOp) -> None:

@@ -114,7 +114,7 @@ def _build_task(e: TaskEmitter) -> TaskShader:
             f"{e.caps.max_storage_buffers}",
         )
     # a condition false at run time that drivers cannot know (ieee.opaque), wherever it went
-    e.uses_never |= any("ti_never" in text for text in e.body + e.helpers)
+    e.uses_never = any("ti_never" in text for text in e.body + e.helpers)
     if e.uses_never:
         if serial:
             entry[-1] = "fn main(@builtin(num_workgroups) groups: vec3<u32>) {"

@@ -379,8 +379,6 @@ def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
     dreg = WGSL_TYPE[dst.name]
     if src.kind == "bool":
         return f"select({zero(dst)}, {literal(1, dst)}, {x})"
-    if src.name == "f64" and re.fullmatch(r"-?[0-9][0-9.e+-]*lf", x):
-        return _cast_f64_literal(float(x[:-2]), dst)
     if dst.name == "f16" and src.name == "f64":
         # through f32, rounded twice, as the CPU (and Taichi) does; NVIDIA's driver rounded
         # f16(f64) once and dropped a plain f32 step between, not one behind `ti_never`
@@ -400,7 +398,9 @@ def folded_cast(op: U, src: PrimitiveType, dst: PrimitiveType, value: float) -> 
     """The value of a cast of the constant `value` (to a number), as the IR's semantics
     computes it (f64 -> f16 through f32, as `cast_value`), or None. Drivers fold what they see
     is a constant: lavapipe made `f16(0u) * x` 0 for a NaN x (the H100 float campaign's kernel,
-    where the CPU gives NaN); a folded cast goes through the emitter's constants instead."""
+    where the CPU gives NaN); a folded cast goes through the emitter's constants instead. (naga
+    also refuses to convert an f64 literal to anything: "Cannot cast scalar components of
+    expression `Literal(F64(0.0))` to type `f32`", from `ti.cast(ti.cast(0.0, ti.f64), ti.f16)`.)"""
     if op is not U.cast_value or dst.kind == "bool":
         return None
     if src.kind == "bool":  # a float of a constant condition: 0.0 or 1.0, as constants
@@ -410,17 +410,6 @@ def folded_cast(op: U, src: PrimitiveType, dst: PrimitiveType, value: float) -> 
     if src.name == "f64" and dst.name == "f16":
         value, src = semantics.cast_value(value, src, _F32), _F32
     return semantics.cast_value(value, src, dst)
-
-
-def _cast_f64_literal(value: float, dst: PrimitiveType) -> str:
-    """An f64 literal cast here, as the IR's semantics cast it (f16 through f32, as below):
-    naga cannot convert an f64 literal to anything ("Cannot cast scalar components of
-    expression `Literal(F64(0.0))` to type `f32`": the H100 fuzz campaign's kernel with
-    `ti.cast(ti.cast(0.0, ti.f64), ti.f16)`)."""
-    f64 = PrimitiveType("f64", 64, "float")
-    if dst.name == "f16":
-        value, f64 = float(np.float32(value)), _F32
-    return literal(semantics.cast_value(value, f64, dst), dst)
 
 
 def resize_int(src: PrimitiveType, dst: PrimitiveType, x: str) -> str:
