@@ -28,9 +28,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
-
-from tests.fuzz.generator import Program, programs
+from tests.fuzz.generator import Program, drawing
 from tests.fuzz.harness import run_program
 from tests.fuzz.replay import program_line
 from tests.fuzz.tiers import run_tiers
@@ -59,21 +57,9 @@ def main() -> None:
     options = parser.parse_args()
     warnings.simplefilter("ignore")
     tried, failures = [0], []
-    phases = [Phase.generate, Phase.shrink] if options.shrink else [Phase.generate]
+    floats = False if options.int_only else (options.float_only or None)
 
-    @settings(
-        max_examples=options.examples,
-        deadline=None,
-        database=None,
-        phases=phases,
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(
-        programs(
-            floats=False if options.int_only else (options.float_only or None),
-            half=not options.no_f16,
-        )
-    )
+    @drawing(options.examples, floats, not options.no_f16, options.shrink, options.seed)
     def campaign(program: Program) -> None:
         tried[0] += 1
         failed = []
@@ -88,8 +74,6 @@ def main() -> None:
         if failed:
             failures.append((program, failed))
 
-    if options.seed is not None:
-        campaign = seed(options.seed)(campaign)
     options.out.mkdir(parents=True, exist_ok=True)
     running = options.out / "running.py"
     start = time.perf_counter()

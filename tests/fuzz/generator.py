@@ -592,3 +592,26 @@ def programs(floats: bool | None = None, half: bool = True) -> Any:
         return ProgramGen(draw, use_floats, half).build()
 
     return strategy()
+
+
+def drawing(
+    examples: int, floats: bool | None, half: bool, shrink: bool = False, seed: int | None = None
+) -> Callable[[Callable[[Program], None]], Callable[[], None]]:
+    """The decorator that calls a function on `examples` programs drawn as a campaign draws
+    them (`campaign.py`), so that `replay.py` draws the same ones again from the same seed."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as seeded
+
+    phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
+
+    def decorate(fn: Callable[[Program], None]) -> Callable[[], None]:
+        drawn = settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            phases=phases,
+            suppress_health_check=list(HealthCheck),
+        )(given(programs(floats=floats, half=half))(fn))
+        return drawn if seed is None else seeded(seed)(drawn)
+
+    return decorate

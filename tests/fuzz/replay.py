@@ -20,7 +20,7 @@ import traceback
 import warnings
 from pathlib import Path
 
-from tests.fuzz.generator import Array, Program, programs
+from tests.fuzz.generator import Array, Program, drawing
 
 MARK = "# program: "
 
@@ -48,22 +48,12 @@ def _source_of(path: Path) -> str:
 
 
 def regenerate(options: argparse.Namespace) -> None:
-    from hypothesis import HealthCheck, Phase, given, seed, settings
-
     wanted = {_source_of(p): p for p in options.files}
     floats = False if options.int_only else (options.float_only or None)
     options.out.mkdir(parents=True, exist_ok=True)
     found: set[str] = set()
 
-    @seed(options.seed)
-    @settings(
-        max_examples=options.examples,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(programs(floats=floats, half=not options.no_f16))
+    @drawing(options.examples, floats, not options.no_f16, seed=options.seed)
     def draw(program: Program) -> None:
         path = wanted.get(program.source)
         if path is not None and program.source not in found:
