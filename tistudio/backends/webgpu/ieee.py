@@ -34,9 +34,13 @@ _F16 = PrimitiveType("f16", 16, "float")
 _LITERAL = re.compile(r"-?[0-9][0-9.e+-]*(f|lf|h)")  # finite: inf and NaN are bitcasts
 _FINITE_LITERAL = re.compile(rf"{_LITERAL.pattern}|c[0-9]+")  # or an `opaque` constant
 _ZERO_LITERAL = re.compile(r"-?0\.0(f|lf)")
+# per float width: the bits of +0.0, -0.0 and 1.0 (f16's in a u32, for unpack2x16float)
+_ZERO_BITS = {
+    16: ("0u", "0x8000u", "0x3c00u"),
+    32: ("0u", "0x80000000u", "0x3f800000u"),
+    64: ("0lu", "0x8000000000000000lu", "0x3ff0000000000000lu"),
+}
 # per float width: the unsigned word of its bits, the sign bit, the bits of +infinity
-# per float width: the bits of +0.0 and of 1.0 (f16's in a u32, for unpack2x16float)
-_ZERO_BITS = {16: ("0u", "0x3c00u"), 32: ("0u", "0x3f800000u"), 64: ("0lu", "0x3ff0000000000000lu")}
 _WORD = {
     32: ("u32", "0x80000000u", "0x7f800000u"),
     64: ("u64", "0x8000000000000000lu", "0x7ff0000000000000lu"),
@@ -53,9 +57,8 @@ def opaque(literal: str, dtype: PrimitiveType) -> str | None:
     if re.fullmatch(r"-?0\.0(f|lf|h)", literal):
         # zeros too (lavapipe knew `floor(0.0h)` was 0 and made `0 * inf` 0, not NaN), on the
         # bits: a `select` of two float constants lost the sign of -0.0
-        bits, one = _ZERO_BITS[dtype.bits]
-        sign = _WORD.get(dtype.bits, ("", "0x8000u"))[1] if literal.startswith("-") else bits
-        word = f"select({sign}, {one}, ti_never)"
+        plus, minus, one = _ZERO_BITS[dtype.bits]
+        word = f"select({minus if literal.startswith('-') else plus}, {one}, ti_never)"
         if dtype.name == "f16":
             return f"f16(unpack2x16float({word}).x)"
         return f"bitcast<{wgsl.WGSL_TYPE[dtype.name]}>({word})"
