@@ -40,7 +40,7 @@ from tistudio.ir.statements import (
     const_of,
 )
 from tistudio.ir.stmt import Block, Kernel, Stmt, walk
-from tistudio.ir.types import PointerType, PrimitiveType, i32, u1
+from tistudio.ir.types import TYPES_BY_NAME, PointerType, PrimitiveType, i32, u1
 from tistudio.passes.context import PassContext
 from tistudio.passes.make_thread_local import accumulating_op, identity
 
@@ -178,7 +178,7 @@ def _merge(
     neutral = identity(accumulating_op(op), dtype)
     loop.body.extend([ptr, value, neutral])
     if dtype.is_float:  # on the bits: 0.0 == -0.0, but only -0.0 leaves a field unchanged
-        word = PrimitiveType(f"u{dtype.bits}", dtype.bits, "uint")
+        word = TYPES_BY_NAME[f"u{dtype.bits}"]
         value_bits = UnaryOp(UnaryOpType.cast_bits, value, ret_type=word, loc=loc)
         neutral_bits = UnaryOp(UnaryOpType.cast_bits, neutral, ret_type=word, loc=loc)
         loop.body.extend([value_bits, neutral_bits])
