@@ -321,6 +321,31 @@ def test_division_by_zero_gives_the_cpus_infinities_and_nans_on_the_gpu() -> Non
 
 
 @ti.kernel
+def _divided_by_nan(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
+    for k in range(a.shape[0]):
+        x = a[k]
+        o[k, 0] = x / ((x * (x - x)) - (x * (x - x)))  # the H200 campaign's return value
+        o[k, 1] = x / (x - x)
+        o[k, 2] = 1.0 / (x * 0.0)
+        o[k, 3] = x / x
+
+
+def test_division_by_a_nan_is_nan_on_the_gpu() -> None:
+    """The H200 float campaign (2026-11-27): `v4 / ((v4 * (v4 - v4)) - (v4 * (v4 - v4)))` with
+    v4 = inf gave inf on the GPU, NaN on the CPU: the divisor, NaN, passed the division's
+    `b == 0.0` test (the driver may assume no NaN). The zero test is on the bits; the shader
+    must not test a divisor with a float comparison."""
+    for dtype in (ti.f32, ti.f64):
+        cpu, gpu = _on_cpu_and_gpu(_divided_by_nan, dtype)
+        assert np.isnan(cpu[SPECIAL.index(math.inf), 0])
+        _assert_same_values_and_zero_signs(cpu, gpu)
+    ti.init(arch=ti.vulkan, offline_cache=False, fast_math=False)
+    xs, out = np.ones(4, np.float32), np.zeros((4, 4), np.float32)
+    wgsl = _divided_by_nan.compile_report(xs, out).wgsl
+    assert not re.search(r"== 0\.0f\)", wgsl), "a divisor tested for zero as a float"
+
+
+@ti.kernel
 def _cancellations(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
     for k in range(a.shape[0]):
         x = a[k]

@@ -101,8 +101,8 @@ def test_sub_collects_what_it_subtracts_and_epilogue_recomputes_the_address():
 @pytest.mark.parametrize(
     ("op", "dtype", "identity", "size"),
     [
-        ("min", "f32", "inf", 4),
-        ("max", "f32", "-inf", 4),
+        ("min", "f32", "nan", 4),
+        ("max", "f32", "nan", 4),
         ("min", "i32", "2147483647", 4),
         ("max", "i32", "-2147483648", 4),
         ("min", "u8", "255", 1),
@@ -283,12 +283,18 @@ def test_what_is_not_a_private_reduction_is_left_alone():
 
 # --- semantics: run the task on 3 "threads" and compare with one sequential run ------------
 
+
+def _num(pick):  # noqa: ANN001, ANN202
+    """LLVM's maxnum/minnum (the back ends' float max/min): a NaN operand gives the other."""
+    return lambda a, b: b if a != a else a if b != b else pick(a, b)
+
+
 _OPS = {
     BinaryOpType.add: operator.add,
     BinaryOpType.sub: operator.sub,
     BinaryOpType.mul: operator.mul,
-    BinaryOpType.min: min,
-    BinaryOpType.max: max,
+    BinaryOpType.min: _num(min),
+    BinaryOpType.max: _num(max),
     BinaryOpType.bit_and: operator.and_,
     BinaryOpType.bit_or: operator.or_,
     BinaryOpType.bit_xor: operator.xor,
@@ -386,3 +392,20 @@ def test_per_thread_partials_give_the_sequential_result(op, dtype):
     assert kernel.body[0].tls_size == 8
     assert _launch(kernel.body[0], memory, args, threads=3) == expected
     assert expected != memory  # the reduction did something to compare
+
+
+@pytest.mark.parametrize("op", ["min", "max"])
+def test_float_min_max_leave_a_nan_destination_that_no_term_reaches(op):
+    """A NaN destination that no iteration reduces into (the `if` never taken), or that only
+    NaN terms reach, stays NaN, as in the sequential loop: with +-inf as the identity the
+    merge made it -inf (the fuzz campaign's kernel, 2026-11-27)."""
+    kernel = parse_ir(_REDUCE.format(t="f32", op=op))
+    nan = float("nan")
+    memory = {(1, i): [nan, -1.5, float("inf")][i % 3] for i in range(23)}
+    memory |= {(2, 3): nan, (3,): nan}
+    args = [3, -100.0]  # no value is below -100: the `if` is never taken
+    expected = _launch(kernel.body[0], memory, args, threads=1)
+    assert make_thread_local.run(kernel, PassContext())
+    got = _launch(kernel.body[0], memory, args, threads=3)
+    assert got[(3,)] != got[(3,)]  # NaN: untouched
+    assert got[(2, 3)] == expected[(2, 3)] == (float("inf") if op == "max" else -1.5)

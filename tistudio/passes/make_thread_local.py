@@ -155,9 +155,14 @@ def _new_slot(task: Offloaded, atomic: AtomicOp) -> ThreadLocalPtr:
 def identity(op: AtomicOpType, dtype: PrimitiveType) -> Const:
     """x op identity == x: 0 for add/or/xor (-0.0 for a float add: x + -0.0 is x for every
     x, where -0.0 + 0.0 is 0.0, so a reduction of -0.0 terms stays -0.0 as the serial loop
-    leaves it), 1 for mul, all ones for and, +-inf/limits."""
+    leaves it), 1 for mul, all ones for and, the integer limits for min/max and NaN for a
+    float min/max: maxnum(x, NaN) is x for every x, NaN included, where -inf changed a NaN
+    destination that a loop of no terms (or of NaN terms) leaves alone (maxnum(NaN, -inf) is
+    -inf; the fuzz campaign's kernel, a field left at NaN by the serial loop)."""
     if op is AtomicOpType.add and dtype.is_float:
         return const_of(-0.0, dtype)
+    if op in (AtomicOpType.min, AtomicOpType.max) and dtype.is_float:
+        return const_of(float("nan"), dtype)
     if op is AtomicOpType.mul:
         return const_of(1, dtype)
     if op is AtomicOpType.bit_and:
@@ -168,9 +173,7 @@ def identity(op: AtomicOpType, dtype: PrimitiveType) -> Const:
     return const_of(0, dtype)
 
 
-def _limits(dtype: PrimitiveType) -> tuple[float, float]:
-    if dtype.is_float:
-        return float("-inf"), float("inf")
+def _limits(dtype: PrimitiveType) -> tuple[int, int]:
     if dtype.is_signed:
         return -(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1
     return 0, (1 << dtype.bits) - 1

@@ -156,3 +156,32 @@ def test_a_float_made_of_a_constant_condition_is_a_constant(device) -> None:  # 
         pytest.skip("the adapter has no shader-f16")
     assert np.isnan(_modulo_of_a_condition(ti.cpu))
     assert np.isnan(_modulo_of_a_condition(ti.vulkan))
+
+
+def _negated_constants(arch) -> np.ndarray:  # noqa: ANN001
+    ti.init(arch=arch, offline_cache=False)
+    out = ti.field(ti.f32, shape=6)
+
+    @ti.kernel
+    def negated(a: ti.f32):
+        out[0] = ti.cast(-ti.cast(-0.001, ti.f16), ti.f32) + a
+        out[1] = -ti.cast(-2.5, ti.f32) + a
+        out[2] = ti.cast(-ti.cast(-7, ti.i32), ti.f32) + a
+        out[3] = ti.cast(-ti.cast(-7, ti.i8), ti.f32) + a
+        out[4] = ti.cast(-ti.cast(-0.0, ti.f16), ti.f32) + a
+        out[5] = ti.cast(-ti.cast(-ti.math.inf, ti.f16), ti.f32) + a
+
+    negated(0.0)
+    result = out.to_numpy()
+    ti.reset()
+    return result
+
+
+def test_negated_negative_constants_compile(device) -> None:  # noqa: ANN001
+    """`-(-c)`: the emitter once wrote `(--0.001h)`, which naga reads as a decrement and
+    refuses (the H200 float campaign's kernels, 12 of 5004)."""
+    if not device.caps.has("shader-f16"):
+        pytest.skip("the adapter has no shader-f16")
+    cpu, gpu = _negated_constants(ti.cpu), _negated_constants(ti.vulkan)
+    assert cpu[1] == 2.5 and cpu[2] == 7.0 and cpu[5] == np.inf  # computes what it says
+    np.testing.assert_array_equal(gpu.view(np.uint32), cpu.view(np.uint32))

@@ -217,7 +217,6 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         expr = expr or wgsl.unary(stmt.op, src, dst, x)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} from {src} to {dst}")
-        self.need_helper(expr)
         self.let(stmt, expr)
 
     def emit_BinaryOp(self, stmt: s.BinaryOp) -> None:
@@ -232,11 +231,11 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} on {dtype}")
         if stmt in self.contractible:
             expr = ieee.uncontracted(expr, dtype)
-        self.need_helper(expr)
         self.let(stmt, expr)
 
     def need_helper(self, expr: str) -> None:
-        """Add the helper functions `expr` calls (and those they call) to the module."""
+        """Add the helper functions `expr` calls (and those they call) to the module; the
+        shader calls it once on the whole body (shader.py), so no expression site needs to."""
         for name, text in HELPERS.items():
             if f"{name}(" in expr and text not in self.helpers:
                 self.helpers.append(text)

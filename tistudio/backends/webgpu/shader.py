@@ -113,6 +113,7 @@ def _build_task(e: TaskEmitter) -> TaskShader:
             f"the task needs {len(bindings)} storage bindings, the adapter allows "
             f"{e.caps.max_storage_buffers}",
         )
+    e.need_helper("\n".join(e.body))  # every helper any line calls: atomics' loops too
     # a condition false at run time that drivers cannot know (ieee.opaque), wherever it went
     e.uses_never = any("ti_never" in text for text in e.body + e.helpers)
     if e.uses_never:

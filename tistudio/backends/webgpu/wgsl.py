@@ -156,6 +156,8 @@ FLOAT_BINARY: dict[B, str] = {
     B.mod: "({a} % {b})",  # OpFRem: C's fmod, the sign of the dividend
     B.atan2: "atan2({a}, {b})",
     B.pow: "ti_pow_{t}({a}, {b})",  # WGSL's pow is undefined for negative bases: see PRELUDE
+    B.max: "ti_max_{t}({a}, {b})",  # LLVM's maxnum, as the CPU: see PRELUDE
+    B.min: "ti_min_{t}({a}, {b})",
 }
 BOOL_BINARY: dict[B, str] = {  # one-bit arithmetic wraps mod 2: + and - are xor, * is and
     B.add: "({a} != {b})",
@@ -171,7 +173,7 @@ BOOL_BINARY: dict[B, str] = {  # one-bit arithmetic wraps mod 2: + and - are xor
 }
 _F32 = PrimitiveType("f32", 32, "float")
 # f16 operations computed in f32 and rounded back (see the module docstring)
-_F16_THROUGH_F32 = {B.div, B.pow, B.atan2}
+_F16_THROUGH_F32 = {B.div, B.pow, B.atan2, B.max, B.min}
 _F16_NATIVE_UNARY = {U.neg, U.abs, U.sgn, U.floor, U.ceil}
 
 
@@ -304,7 +306,7 @@ FLOAT_MATH: dict[U, str] = {
     U.tanh: "tanh({x})",
     U.exp: "exp({x})",
     U.log: "log({x})",
-    U.neg: "(-{x})",
+    U.neg: "(-{x})",  # `x` never starts with "-" here: see `unary`
     U.inv: "({one} / {x})",
     U.rcp: "({one} / {x})",
     U.rsqrt: "({one} / sqrt({x}))",  # inverseSqrt is an approximation on some GPUs
@@ -324,6 +326,8 @@ def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
         return cast_bits(src, dst, x)
     if op is U.logic_not:
         return cast_value(PrimitiveType("u1", 1, "bool"), dst, f"({x} == {zero(src)})")
+    if x.startswith("-"):  # a negative literal: `--x` is WGSL's decrement, not `-(-x)`
+        x = f"({x})"
     if src.name == "f16" and op not in _F16_NATIVE_UNARY:
         return _through_f32(unary(op, _F32, _F32, f"f32({x})"))
     if src.is_float:
@@ -511,6 +515,21 @@ PRELUDE = {
     let r = pow(abs(x), y);
     return select(r, -r, x < 0.0f && abs(y % 2.0f) == 1.0f);
 }""",
+}
+_MAXNUM = """fn ti_{op}_{t}(a: {t}, b: {t}) -> {t} {{
+    // LLVM's maxnum/minnum, as on the CPU: a NaN operand gives the other. WGSL leaves {op} of
+    // a NaN undefined, and a reduction's private value starts at NaN (make_thread_local)
+    let a_nan = (bitcast<{u}>(a) & {magnitude}) > {inf};
+    let b_nan = (bitcast<{u}>(b) & {magnitude}) > {inf};
+    return select(select({op}(a, b), a, b_nan), b, a_nan);
+}}"""
+PRELUDE |= {
+    f"ti_{op}_{t}": _MAXNUM.format(op=op, t=t, u=u, magnitude=magnitude, inf=inf)
+    for op in ("max", "min")
+    for t, u, magnitude, inf in (
+        ("f32", "u32", "0x7fffffffu", "0x7f800000u"),
+        ("f64", "u64", "0x7ffffffffffffffflu", "0x7ff0000000000000lu"),
+    )
 }
 PRELUDE |= {
     f"ti_{op.value}_{name}": _signed_division(op, name)
