@@ -330,15 +330,27 @@ def _divided_by_nan(a: ti.types.ndarray(ndim=1), o: ti.types.ndarray(ndim=2)):
         o[k, 3] = x / x
 
 
+@ti.kernel
+def _divided_by_nan_serial(x: ti.f64) -> ti.f64:
+    v4 = x
+    v4 //= 0.0  # +-inf
+    return v4 / ((v4 * (v4 - v4)) - (v4 * (v4 - v4)))  # inf * NaN: NaN, so NaN
+
+
 def test_division_by_a_nan_is_nan_on_the_gpu() -> None:
     """The H200 float campaign (2026-11-27): `v4 / ((v4 * (v4 - v4)) - (v4 * (v4 - v4)))` with
-    v4 = inf gave inf on the GPU, NaN on the CPU: the divisor, NaN, passed the division's
-    `b == 0.0` test (the driver may assume no NaN). The zero test is on the bits; the shader
-    must not test a divisor with a float comparison."""
+    v4 = inf gave inf on the GPU, NaN on the CPU: `v4 * (v4 - v4)` was 0, the driver taking
+    the NaN of `v4 - v4` (`select(0.0, NaN, nonfinite(v4))`) for 0 where the NaN constant was
+    `select(NaN bits, 0, ti_never)` (see wgsl.opaque_bits). The shader must not test a divisor
+    for zero with a float comparison either (a NaN may pass it)."""
     for dtype in (ti.f32, ti.f64):
         cpu, gpu = _on_cpu_and_gpu(_divided_by_nan, dtype)
         assert np.isnan(cpu[SPECIAL.index(math.inf), 0])
         _assert_same_values_and_zero_signs(cpu, gpu)
+    for arch in (ti.cpu, ti.vulkan):  # serial, as the campaign's: NVIDIA gave inf here
+        ti.init(arch=arch, offline_cache=False, fast_math=False)
+        assert math.isnan(_divided_by_nan_serial(2.0)), arch
+        assert math.isnan(_divided_by_nan_serial(-2.0)), arch
     ti.init(arch=ti.vulkan, offline_cache=False, fast_math=False)
     xs, out = np.ones(4, np.float32), np.zeros((4, 4), np.float32)
     wgsl = _divided_by_nan.compile_report(xs, out).wgsl

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -49,8 +51,9 @@ def run(arch: str) -> dict[str, np.ndarray]:
         wgsl = compute.compile_report(1.25).wgsl
         assert "enable f16;" in wgsl and "array<f16>" in wgsl
         # through f32 (correctly rounded through f64 where the adapter has it: rounding.py),
-        # rounded back, as LLVM's half
-        assert "f16(ti_sqrt_rn_f32(f32(" in wgsl or "f16(sqrt(f32(" in wgsl
+        # rounded back through the bits (wgsl.through_f32), as LLVM's half
+        assert "f16(ti_r16(ti_sqrt_rn_f32(f32(" in wgsl or "f16(ti_r16(sqrt(f32(" in wgsl
+        assert not re.search(r": f16 = \(?\w+ [-+*/] \w+\)?;", wgsl), "f16 arithmetic left native"
     ti.reset()
     return got
 

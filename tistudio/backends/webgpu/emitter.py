@@ -90,7 +90,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         self.zeros: dict[Stmt, str] = {}
         self.reduction_types: set[str] = set()
         self.uses_args = False
-        self.uses_never = False  # whether the shader reads `ti_never` (ieee.opaque): shader.py
+        self.unknowns: list[str] = []  # `ti_never`, `ti_zero` if the shader reads them (shader.py)
         self.hoisted: set[Stmt] = set()
         self.last_line: tuple[str, int] | None = None
         self.counter = 0

@@ -83,7 +83,7 @@ def contractible_products(task: Stmt) -> set[Stmt]:
         found.update(
             x
             for x in operands
-            if isinstance(x, s.BinaryOp) and x.op is B.mul and x.ret_type.is_float
+            if isinstance(x, s.BinaryOp) and x.op is B.mul and x.ret_type.name in ("f32", "f64")
         )
     return found
 
@@ -91,13 +91,8 @@ def contractible_products(task: Stmt) -> set[Stmt]:
 def uncontracted(product: str, dtype: PrimitiveType) -> str:
     """`product` as a value no driver fuses with the addition that uses it: a `select` on
     `ti_never` (see `opaque`), which NVIDIA's driver did not see through, where a `let`, a
-    bit cast there and back and an f16 -> f32 -> f16 round trip did not stop the fusion. An
-    f16 product goes through its bits, xor-ed with a zero the driver cannot know: NVIDIA's
-    fused `select(a * b, 0.0h, ti_never) - select(c, 0.0h, ti_never)` (test_f16 'arith', 1 to
-    4 ulp off), two selects on one condition that a compiler may merge into one."""
-    if dtype.name == "f16":
-        bits = f"pack2x16float(vec2<f32>(f32({product}), 0.0f)) ^ select(0u, 1u, ti_never)"
-        return f"f16(unpack2x16float({bits}).x)"
+    bit cast there and back and an f16 -> f32 -> f16 round trip did not stop the fusion.
+    (f16 products need none: every f16 result is rounded through its bits, wgsl.through_f32.)"""
     return f"select({product}, {wgsl.zero(dtype)}, ti_never)"
 
 
@@ -108,7 +103,7 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str, f64: bool = False) -> st
         return None
     if op.is_comparison:
         return _compare(op, dtype, a, b)
-    if dtype.name == "f16" and op in (B.mul, B.sub, B.div, B.truediv):
+    if dtype.name == "f16" and op in (B.add, B.mul, B.sub, B.div, B.truediv):
         return _f16_binary(op, a, b, f64)
     if dtype.name != "f16" and (op is B.mul or (op is B.sub and a == b)):
         return _folded_to_zero(op, dtype, a, b)
@@ -122,27 +117,17 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str, f64: bool = False) -> st
     if op in (B.pow, B.mod):
         name = "pow" if op is B.pow else "fmod"
         if dtype.name == "f16":  # through f32, as wgsl.py computes f16 pow
-            return f"f16(ti_{name}_ieee_f32(f32({a}), f32({b})))"
+            return wgsl.through_f32(f"ti_{name}_ieee_f32(f32({a}), f32({b}))")
         return f"ti_{name}_ieee_{wgsl.WGSL_TYPE[dtype.name]}({a}, {b})"
     return None
 
 
 def _f16_binary(op: B, a: str, b: str, f64: bool) -> str | None:
-    """f16 `* - /`: in f32 and rounded back, with the f32 rules for NaN, zeros and signs (f32
-    holds the exact result to more than twice f16's precision, so the bits are f16's), except
-    where f16's own operation is safe: a product without a zero literal (NVIDIA's driver
-    dropped the rounding of f16(f32(a) * f32(b)) where an f32 subtraction consumed it) and a
-    subtraction of two different values."""
-    if op is B.sub and a != b and not _LITERAL.fullmatch(b):
-        # f16's own subtraction, rounded by the hardware (NVIDIA's driver dropped the
-        # rounding of f16(f32(p) - f32(v)) before `+ 0.1`: test_f16), with the subtrahend
-        # hidden so that no driver cancels `x - x`
-        return f"({a} - {uncontracted(b, _F16)})"
+    """f16 `+ - * /`: in f32, with the f32 rules for NaN, zeros and signs, rounded back
+    (`wgsl.through_f32`: f32 holds the exact result, so the bits are f16's)."""
     a32, b32 = _as_f32(a), _as_f32(b)
-    wide = binary(op, _F32, a32, b32, f64)
-    if wide is None and op is not B.mul:
-        wide = wgsl.binary(op, _F32, a32, b32)  # `x / 0.0` spelled out there
-    return None if wide is None else f"f16({wide})"
+    wide = binary(op, _F32, a32, b32, f64) or wgsl.binary(op, _F32, a32, b32)
+    return wgsl.through_f32(wide)
 
 
 def _division(dtype: PrimitiveType, a: str, b: str, f64: bool) -> str | None:
@@ -284,7 +269,7 @@ def _rounded_unary(op: U, src: PrimitiveType, x: str) -> str:
     """`sqrt`, `1 / sqrt` and `1 / x` rounded once per operation through f64, as the CPU
     computes them (`rounding.py`; f16 through f32, which holds f16's exact root and quotient)."""
     if src.name == "f16":
-        return f"f16({_rounded_unary(op, _F32, _as_f32(x))})"
+        return wgsl.through_f32(_rounded_unary(op, _F32, _as_f32(x)))
     root = f"ti_sqrt_rn_f32({x})"
     if op is U.sqrt:
         return root

@@ -114,12 +114,13 @@ def _build_task(e: TaskEmitter) -> TaskShader:
             f"{e.caps.max_storage_buffers}",
         )
     e.need_helper("\n".join(e.body))  # every helper any line calls: atomics' loops too
-    # a condition false at run time that drivers cannot know (ieee.opaque), wherever it went
-    e.uses_never = any("ti_never" in text for text in e.body + e.helpers)
-    if e.uses_never:
+    # values drivers cannot know (ieee.opaque, wgsl.opaque_bits), wherever they went
+    e.unknowns = [n for n in _UNKNOWNS if any(n in text for text in e.body + e.helpers)]
+    if e.unknowns:
         if serial:
             entry[-1] = "fn main(@builtin(num_workgroups) groups: vec3<u32>) {"
-        e.body.insert(0, "    ti_never = groups.y == 0u;")  # private: helpers read it too
+        for name in reversed(e.unknowns):  # private: helpers read them too
+            e.body.insert(0, f"    {name} = {_UNKNOWNS[name][1]};")
     text = _module_text(e, entry, len(bindings))
     if e.uses_args and e.args.uniform:
         bindings.append(Binding(len(bindings), "args", UNIFORM, 0, False))
@@ -201,6 +202,14 @@ def _tls_slots(task: s.Offloaded) -> dict[int, object]:
     return slots
 
 
+# private values set from `num_workgroups.y`, 1 in every dispatch (device.py), which no
+# compiler can know: name -> (type, value, what it is at run time)
+_UNKNOWNS = {
+    "ti_never": ("bool", "groups.y == 0u", "false at run time (ieee.opaque)"),
+    "ti_zero": ("u32", "groups.y - 1u", "0 at run time (wgsl.opaque_bits)"),
+}
+
+
 def _module_text(e: TaskEmitter, entry: list[str], args_binding: int) -> str:
     lines = [f"// {e.title}"]
     code = (text for text in e.body + e.helpers if not text.lstrip().startswith("//"))
@@ -211,8 +220,9 @@ def _module_text(e: TaskEmitter, entry: list[str], args_binding: int) -> str:
     lines += e.resources.declarations()
     for reg in sorted(e.reduction_types):
         lines.append(f"var<workgroup> reduce_{reg}: array<{reg}, {e.caps.workgroup_size}>;")
-    if e.uses_never:
-        lines.append("var<private> ti_never: bool;  // false at run time (ieee.opaque)")
+    for name in e.unknowns:
+        wgsl_type, _, comment = _UNKNOWNS[name]
+        lines.append(f"var<private> {name}: {wgsl_type};  // {comment}")
     for helper in e.helpers:
         lines += ["", helper]
     lines += ["", *entry, *e.body, "}", ""]

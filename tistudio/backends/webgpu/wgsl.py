@@ -98,30 +98,39 @@ def _float_literal(value: float, dtype: PrimitiveType) -> str:
         # NaN from drivers (`opaque_bits`)
         if reg == "f16":  # WGSL has no 16-bit integer to bitcast from
             bits = int(np.array(stored).view(np.uint16))
-            word = opaque_bits(f"{bits}u") if not math.isfinite(stored) else f"{bits}u"
+            word = opaque_bits(f"{bits}u", 16) if not math.isfinite(stored) else f"{bits}u"
             return f"f16(unpack2x16float({word}).x)"
         int_type = ("u32", np.uint32) if reg == "f32" else ("u64", np.uint64)
         bits = f"{int(np.array(stored).view(int_type[1]))}{_SUFFIX[int_type[0]]}"
-        return f"bitcast<{reg}>({opaque_bits(bits) if not math.isfinite(stored) else bits})"
+        hidden = opaque_bits(bits, dtype.bits) if not math.isfinite(stored) else bits
+        return f"bitcast<{reg}>({hidden})"
     text = repr(float(stored))
     return f"{text}{_SUFFIX[reg]}"
 
 
-def opaque_bits(bits: str) -> str:
-    """The integer constant `bits` (an infinity's or a NaN's) as a value drivers cannot see
-    is constant: NVIDIA's driver (580) took an infinity or NaN constant in arithmetic as
-    undefined (fast math), so `inf - NaN` was 0 and `inf % 0.0` 0 where the CPU gives NaN.
-    `ti_never` is false at run time (`ieee.opaque`)."""
-    zero_ = "0lu" if bits.endswith("lu") else "0u"
-    return f"select({bits}, {zero_}, ti_never)"
+def opaque_bits(bits: str, width: int) -> str:
+    """The integer constant `bits` (a `width`-bit float's infinity or NaN) as a value drivers
+    cannot see is constant: NVIDIA's driver (580) took an infinity or NaN constant in
+    arithmetic as undefined (fast math), so `inf - NaN` was 0 and `inf % 0.0` 0 where the CPU
+    gives NaN. The bits are xor-ed into the exponent with `ti_zero` (0 at run time, from
+    `num_workgroups.y - 1`), so no driver can prove the value a NaN and drop it: with
+    `select(NaN, 0.0, ti_never)` NVIDIA's did (WGSL lets it assume no NaN), and `inf * NaN`
+    gave 0 (`x * (x - x)` for an infinite x; the H200 float campaign, 2026-11-27)."""
+    if width == 64:
+        return f"({bits} ^ (u64(ti_zero) << 52u))"
+    return f"({bits} ^ (ti_zero << {_MANTISSA_BITS[width]}u))"
 
 
+_MANTISSA_BITS = {16: 10, 32: 23}
 _SPECIAL_BITS = re.compile(r"bitcast<(f32|f64)>\((0x[0-9a-f]+l?u)\)")
 
 
 def opaque_specials(text: str) -> str:
     """`text` (a helper function) with its infinity and NaN constants `opaque_bits`."""
-    return _SPECIAL_BITS.sub(lambda m: f"bitcast<{m[1]}>({opaque_bits(m[2])})", text)
+    def hide(m: re.Match) -> str:
+        return f"bitcast<{m[1]}>({opaque_bits(m[2], int(m[1][1:]))})"
+
+    return _SPECIAL_BITS.sub(hide, text)
 
 
 def zero(dtype: PrimitiveType) -> str:
@@ -173,12 +182,18 @@ BOOL_BINARY: dict[B, str] = {  # one-bit arithmetic wraps mod 2: + and - are xor
 }
 _F32 = PrimitiveType("f32", 32, "float")
 # f16 operations computed in f32 and rounded back (see the module docstring)
-_F16_THROUGH_F32 = {B.div, B.pow, B.atan2, B.max, B.min}
+_F16_THROUGH_F32 = {B.add, B.sub, B.mul, B.div, B.pow, B.atan2, B.max, B.min}
 _F16_NATIVE_UNARY = {U.neg, U.abs, U.sgn, U.floor, U.ceil}
 
 
-def _through_f32(expr: str | None) -> str | None:
-    return None if expr is None else f"f16({expr})"
+def through_f32(expr: str | None) -> str | None:
+    """An f16 result computed in f32 (`expr`), rounded to f16 where no driver can skip the
+    rounding (`ti_r16`). f32 holds the exact result of an f16 `+ - * /` and `sqrt`, so the
+    second rounding gives f16's bits. NVIDIA's driver (580) kept f16 arithmetic and
+    `f16(f32)` results in f32 wherever it liked (WGSL sets no rounding mode): `h - h` fed
+    unrounded into `%` (the H100 fuzz test), `h * h - h` fused, so every f16 operation that
+    rounds is spelled this way, and the f16 values in registers are exact f16 values."""
+    return None if expr is None else f"f16(ti_r16({expr}))"
 
 
 def _float_binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
@@ -217,7 +232,7 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
             fmt = WGSL_BINARY[op]
         return None if fmt is None else fmt.format(a=a, b=b)
     if dtype.name == "f16" and op in _F16_THROUGH_F32:
-        return _through_f32(binary(op, _F32, f"f32({a})", f"f32({b})"))
+        return through_f32(binary(op, _F32, f"f32({a})", f"f32({b})"))
     if dtype.is_float:
         return _float_binary(op, dtype, a, b)
     if op in _SHIFT:
@@ -329,7 +344,7 @@ def unary(op: U, src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
     if x.startswith("-"):  # a negative literal: `--x` is WGSL's decrement, not `-(-x)`
         x = f"({x})"
     if src.name == "f16" and op not in _F16_NATIVE_UNARY:
-        return _through_f32(unary(op, _F32, _F32, f"f32({x})"))
+        return through_f32(unary(op, _F32, _F32, f"f32({x})"))
     if src.is_float:
         if (op in F32_ONLY_MATH and src.bits == 64) or op in (U.asin, U.acos):
             return f"ti_{op.value}_{WGSL_TYPE[src.name]}({x})"  # see f64math.py
@@ -386,12 +401,10 @@ def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
     if dst.name == "f16" and src.name == "f64":
         # through f32, rounded twice, as the CPU (and Taichi) does; NVIDIA's driver rounded
         # f16(f64) once and dropped a plain f32 step between, not one behind `ti_never`
-        return f"f16(select(f32({x}), 0.0f, ti_never))"
-    if src.name == "f16" and dst.is_float and not re.fullmatch(r"[0-9][0-9.e+-]*h", x):
-        # an f16 result, rounded to f16, then widened: NVIDIA's driver computed `h * h + f`
-        # with an unrounded f32 product where the widening was plain (f16_mixed_promotion)
-        return f"{dreg}(select({x}, 0.0h, ti_never))"
-    if dst.is_float:
+        return through_f32(f"select(f32({x}), 0.0f, ti_never)")
+    if dst.name == "f16":  # exact in f32 below 2^24, and an f16 from 65520 up is inf
+        return through_f32(x if src.name == "f32" else f"f32({x})")
+    if dst.is_float:  # an f16 source holds an exact f16 value (see through_f32)
         return f"{dreg}({x})"
     if src.is_float:
         return _float_to_int(src, dst, x)
@@ -516,6 +529,11 @@ PRELUDE = {
     return select(r, -r, x < 0.0f && abs(y % 2.0f) == 1.0f);
 }""",
 }
+PRELUDE["ti_r16"] = """fn ti_r16(x: f32) -> f32 {
+    // x rounded to f16, as an f32: through the bits, xor-ed with a zero no driver can know
+    // (ti_zero), so no driver drops the rounding (see through_f32)
+    return unpack2x16float(pack2x16float(vec2<f32>(x, 0.0f)) ^ ti_zero).x;
+}"""
 _MAXNUM = """fn ti_{op}_{t}(a: {t}, b: {t}) -> {t} {{
     // LLVM's maxnum/minnum, as on the CPU: a NaN operand gives the other. WGSL leaves {op} of
     // a NaN undefined, and a reduction's private value starts at NaN (make_thread_local)
