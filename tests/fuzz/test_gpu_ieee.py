@@ -239,6 +239,51 @@ def test_f64_round_and_casts_to_u32_of_large_values_on_the_gpu() -> None:
     assert wrapped.tolist() == (np.trunc(xs).astype(np.int64) % 2**32).tolist()
 
 
+_WIDE = [0.0, -0.0, 0.7, -0.7, 3e9, -3e9, 1e10, -1e10, 2.0**32, 2.0**32 - 256, 123456789012.75,
+         -98765432109.5, 2.0**53 + 2, 9.2e18, -9.2e18, 2.0**63, -(2.0**63), 2.0**64, 1.8e19,
+         -1e30, 1e30, math.inf, -math.inf, math.nan]
+
+
+@ti.kernel
+def _to_wide_ints(x: ti.types.ndarray(), u: ti.types.ndarray(), i: ti.types.ndarray()):
+    for k in range(x.shape[0]):
+        u[k] = ti.cast(x[k], ti.u64)
+        i[k] = ti.cast(x[k], ti.i64)
+
+
+def test_casts_to_64_bit_integers_of_large_values_on_the_gpu() -> None:
+    """The H100 float campaign (2026-11-27): f32 1e10 cast to u64 gave 2^32 - 1 on NVIDIA's
+    driver (the kernel's result 0 instead of 32). The shader converts from the two 32-bit
+    halves; every value here, saturating ones and NaN included, as on the CPU."""
+    results = []
+    for arch in (ti.cpu, ti.vulkan):
+        ti.init(arch=arch, offline_cache=False)
+        for dtype in (np.float32, np.float64):
+            xs = np.array(_WIDE, dtype)
+            u, i = np.zeros(len(xs), np.uint64), np.zeros(len(xs), np.int64)
+            _to_wide_ints(xs, u, i)
+            results.append((u, i))
+    for (u_cpu, i_cpu), (u_gpu, i_gpu) in zip(results[:2], results[2:]):
+        assert u_cpu[_WIDE.index(1e10)] == 10**10 and i_cpu[_WIDE.index(-1e10)] == -(10**10)
+        np.testing.assert_array_equal(u_gpu, u_cpu)
+        np.testing.assert_array_equal(i_gpu, i_cpu)
+
+
+@ti.kernel
+def _bool_times(x: ti.types.ndarray(), o: ti.types.ndarray()):
+    for k in range(x.shape[0]):
+        o[k, 0] = ti.cast(x[k] > x[k], ti.f16) * ti.cast(x[k], ti.f16)  # 0.0 * x
+
+
+def test_a_float_made_of_a_comparison_times_infinity_is_nan_on_the_gpu() -> None:
+    """The H100 float campaign (2026-11-27), on lavapipe too: `ti.cast(c, ti.f16) * x` for a
+    false `c` and an infinite `x` gave -0.0 (the cast was `select(0.0h, 1.0h, c)`, a zero
+    the driver multiplied away), where the CPU gives NaN."""
+    cpu, gpu = _on_cpu_and_gpu(_bool_times, ti.f32)
+    assert np.isnan(cpu[SPECIAL.index(math.inf), 0])
+    _assert_same_values_and_zero_signs(cpu[:, 0], gpu[:, 0])
+
+
 def _on_cpu_and_gpu(kernel, dtype, values=SPECIAL) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     """`kernel(values as dtype, out)` without fast_math on the CPU, then on the GPU: the two
     `out`s (one row per value, four columns)."""

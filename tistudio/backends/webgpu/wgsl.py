@@ -396,6 +396,10 @@ def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
     if dst.kind == "bool":
         return f"({x} != {zero(src)})"  # NaN != 0 is true, as in C
     dreg = WGSL_TYPE[dst.name]
+    if src.kind == "bool" and dst.is_float:
+        # 0 or 1 from a word no driver can know (ti_zero, wgsl.opaque_bits): lavapipe folded
+        # `select(0.0h, 1.0h, c) * x` to 0 for an infinite x, where the CPU gives NaN
+        return f"{dreg}(select(0u, 1u, {x}) ^ ti_zero)"
     if src.kind == "bool":
         return f"select({zero(dst)}, {literal(1, dst)}, {x})"
     if dst.name == "f16" and src.name == "f64":
@@ -485,8 +489,26 @@ def _saturated(reg: str, src: PrimitiveType, x: str) -> str:
     dst = PrimitiveType(reg, 64 if reg.endswith("64") else 32, "int" if reg[0] == "i" else "uint")
     top = 2.0 ** (dst.bits - 1 if dst.kind == "int" else dst.bits)
     highest = (1 << (dst.bits - 1 if dst.kind == "int" else dst.bits)) - 1
-    value = f"select({reg}({x}), {literal(highest, dst)}, {x} >= {literal(top, src)})"
+    converted = _to_64_bits(dst, src, x) if dst.bits == 64 else f"{reg}({x})"
+    value = f"select({converted}, {literal(highest, dst)}, {x} >= {literal(top, src)})"
     return f"select({value}, {zero(dst)}, {_is_nan(src, x)})"
+
+
+def _to_64_bits(dst: PrimitiveType, src: PrimitiveType, x: str) -> str:
+    """`x` truncated to a 64-bit integer from its two 32-bit halves, each an exact float
+    (`floor(t / 2^32)`, `t - hi * 2^32`); NVIDIA's driver (580, H100) converted f32 1e10 to
+    u64 as 2^32 - 1 (the float campaign's kernel). Below the range i64 saturates at its
+    minimum, u64 at 0; above it `_saturated` selects the maximum."""
+    t = f"ti_trunc_f64({x})" if src.bits == 64 else f"trunc({x})"  # see f64math.py
+    magnitude = f"abs({t})" if dst.kind == "int" else f"max({t}, {zero(src)})"
+    hi = f"floor({magnitude} * {literal(2.0**-32, src)})"
+    lo = f"({magnitude} - {hi} * {literal(2.0**32, src)})"
+    bits = f"((u64(u32({hi})) << 32u) | u64(u32({lo})))"
+    if dst.kind == "uint":
+        return bits
+    negated = f"bitcast<i64>(~{bits} + 1lu)"
+    value = f"select(bitcast<i64>({bits}), {negated}, {x} < {zero(src)})"
+    return f"select({value}, {int_min(dst)}, {x} <= {literal(-(2.0**63), src)})"
 
 
 def _is_nan(src: PrimitiveType, x: str) -> str:
