@@ -402,6 +402,11 @@ def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
         return f"{dreg}(select(0u, 1u, {x}) ^ ti_zero)"
     if src.kind == "bool":
         return f"select({zero(dst)}, {literal(1, dst)}, {x})"
+    if not src.is_float and dst.is_float:
+        # an integer no driver can bound (xor ti_zero): NVIDIA's took `f32(u64(c))` for a
+        # comparison `c` as 0 or 1 and multiplied a NaN by it away (the H100 campaign's kernel
+        # returned 0.0, the CPU NaN)
+        x = f"({x} ^ {WGSL_TYPE[src.name]}(ti_zero))"
     if dst.name == "f16" and src.name == "f64":
         # through f32, rounded twice, as the CPU (and Taichi) does; NVIDIA's driver rounded
         # f16(f64) once and dropped a plain f32 step between, not one behind `ti_never`
