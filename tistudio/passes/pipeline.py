@@ -1,9 +1,10 @@
 """The one place that says which passes run, in which order, for which arch.
 
 `compile_to_final_ir` takes the frontend IR of one kernel instantiation to the final IR the back
-ends consume (see docs/compiler-contract.md). With recording on (always in the studio, or with
-`ti.init(print_ir=True)`), every pass that ran leaves a `PassRecord`: its name, its docstring
-for students, how long it took, the IR after it and its statement count.
+ends consume (see docs/compiler-contract.md), and checks that it is (`ir/final_ir.py`). With
+recording on (always in the studio, or with `ti.init(print_ir=True)`), every pass that ran
+leaves a `PassRecord`: its name, its docstring for students, how long it took, the IR after it
+and its statement count.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from tistudio.events import bus
+from tistudio.ir.final_ir import check_final_ir
 from tistudio.ir.printer import print_ir_with_lines
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.verifier import verify
@@ -174,4 +176,5 @@ def compile_to_final_ir(
         runner.run(determine_ad_stack_size)
     for module in BACKEND_PASSES.get(ctx.config.arch, ()):
         runner.run(module)
+    check_final_ir(kernel)  # always: a statement a pass missed is our bug, not the back end's
     return runner.records
