@@ -1,9 +1,10 @@
-"""Both back ends implement `backends/protocol.py`'s `Backend`, and the disk cache uses only it.
+"""Both back ends implement `backends/protocol.py`'s `Backend`; the disk cache and AOT use only it.
 
 The protocol is structural, so nothing but this test says a back end has drifted from it: each
 method the protocol declares must exist on both back ends with the same parameter names. The
 disk-cache tests then run kernels through it on both arches, including an adjoint kernel, whose
 frontend IR prints as its primal's: only its autodiff mode in the key keeps the two apart.
+The GPU back end's `aot_artifacts` refuses what a module cannot hold, naming the kernel.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ PROTOCOL_METHODS = (
     "load_entry",
     "wait_for_entry",
     "wait_for_optimised",
+    "aot_artifacts",
 )
 
 
@@ -64,3 +66,31 @@ def test_an_adjoint_is_not_its_primal_in_the_disk_cache(
     _square_sum_and_its_gradient(arch, str(tmp_path))
     hits = _square_sum_and_its_gradient(arch, str(tmp_path))  # both kernels come from disk
     assert hits >= 2
+
+
+def test_gpu_aot_artifacts_refuse_arguments_beyond_the_immediates() -> None:
+    ti.init(arch=ti.vulkan)
+    x = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def wide(m: ti.types.matrix(4, 4, ti.f64), a: ti.f32):  # 136 bytes, lavapipe has 128
+        for i in x:
+            x[i] = m[0, 0] + a
+
+    limit = ti.lang.impl.get_program().backend.device.caps.max_immediate_size
+    assert limit < 136, "the adapter takes this kernel's arguments as immediates"
+    with pytest.raises(ValueError, match="'wide' has 136 bytes of scalar arguments"):
+        ti.aot.Module().add_kernel(wide)
+
+
+def test_gpu_aot_artifacts_refuse_debug_checks() -> None:
+    ti.init(arch=ti.vulkan, debug=True)
+    x = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def fill():
+        for i in x:
+            x[i] = 1.0
+
+    with pytest.raises(ValueError, match="'fill' has debug checks"):
+        ti.aot.Module().add_kernel(fill)

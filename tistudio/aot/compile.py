@@ -1,13 +1,15 @@
 """Compile one kernel instantiation into a module's artifacts and its metadata entry.
 
 The frontend IR goes through the same pass pipeline as a JIT compile, then through the
-program's back end. On the CPU the object code's symbols are named after the module's kernel
-name and a hash of its final IR (never after a per-process counter), so the same module gives
-the same bytes in every process, and two modules loaded into one process never clash. On the
-GPU each task's WGSL is kept with the bindings its bind group needs and its dispatch size.
-Source locations keep only the file's base name: a module holds no path of the machine that
-built it, and the same source gives the same module wherever it lives. `bind_object` puts the
-metadata's digest into a kernel's object code (`binding.py`).
+program's back end, which makes its half of the entry and the files (`Backend.aot_artifacts`):
+the CPU's object code and LLVM IR, the GPU's WGSL per task with its bindings and dispatch size.
+This module owns the format: the entry's keys common to both arches, into which the back end's
+are merged, without asking which back end it holds. The back end names the CPU's symbols after
+the module's kernel name and a hash of its final IR (never after a per-process counter), so the
+same module gives the same bytes in every process, and two modules loaded into one process
+never clash. Source locations keep only the file's base name: a module holds no path of the
+machine that built it, and the same source gives the same module wherever it lives.
+`bind_object` puts the metadata's digest into a kernel's object code (`binding.py`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import llvmlite.binding as llvm
 
 from tistudio.aot.binding import bind_llvm_ir
-from tistudio.aot.format import PTYPE_NDARRAY, PTYPE_SCALAR, required_wgpu_features
+from tistudio.aot.format import PTYPE_NDARRAY, PTYPE_SCALAR
 from tistudio.ir import statements as s
 from tistudio.ir.printer import print_ir
 from tistudio.ir.stmt import Kernel
@@ -34,75 +36,21 @@ def compile_artifacts(ir: Kernel, program: Any, stem: str) -> tuple[dict, dict[s
     ctx = PassContext(program.config)
     compile_to_final_ir(ir, ctx)
     _strip_paths(ir)  # after the passes: statements they made carry locations too
+    tasks = [_task(task, f"{stem}_t{i:02d}") for i, task in enumerate(_tasks(ir))]
+    backend = program.backend
+    key = make_key([ir.name, print_ir(ir), backend.fingerprint()])
+    artifacts = backend.aot_artifacts(ir, program.config, stem, key)
+    assert len(artifacts.tasks) == len(tasks), "the back end describes every task"
     entry = {
         "name": ir.name,
         "args": [_arg(p) for p in ir.params],
         "rets": [{"dtype": str(t)} for t in ir.ret_types],
         "gtmp_size": ir.gtmp_size,
-        "tasks": [_task(task, f"{stem}_t{i:02d}") for i, task in enumerate(_tasks(ir))],
+        "tasks": [{**task, **extra} for task, extra in zip(tasks, artifacts.tasks)],
+        "trees": artifacts.trees,
+        **artifacts.entry,
     }
-    if program.config.arch == "gpu":
-        files = _gpu(ir, program, stem, entry)
-    else:
-        files = _cpu(ir, program, stem, entry)
-    return entry, files
-
-
-def _cpu(ir: Kernel, program: Any, stem: str, entry: dict) -> dict[str, bytes]:
-    backend = program.backend
-    key = make_key([ir.name, print_ir(ir), backend.fingerprint()])
-    executable = backend.compile(ir, program.config, cache_key=key)
-    spec = executable.spec
-    for task, function in zip(entry["tasks"], spec.functions):
-        task["function"] = function
-    entry["trees"] = sorted(spec.layout.root_slots)
-    entry["cpu"] = {
-        "object": f"{stem}.o",
-        "llvm_ir": f"{stem}.ll",
-        "launcher": spec.functions[-1] if spec.has_launcher else None,
-        "threads": program.config.cpu_max_num_threads,
-        "spec": spec.to_json(),
-    }
-    return {
-        f"{stem}.o": executable.compiled.object_code,
-        f"{stem}.ll": executable.llvm_ir_optimized.encode(),
-    }
-
-
-def _gpu(ir: Kernel, program: Any, stem: str, entry: dict) -> dict[str, bytes]:
-    executable = program.backend.compile(ir, program.config)
-    if executable.args.uniform:  # the web runner and loader pass arguments as immediates
-        raise ValueError(
-            f"kernel {ir.name!r} has {executable.args.size} bytes of scalar arguments and "
-            f"ndarray extents, more than the adapter's immediates; AOT modules need fewer"
-        )
-    if getattr(getattr(executable, "failure", None), "checks", ()):
-        raise ValueError(
-            f"kernel {ir.name!r} has debug checks (ti.init(debug=True)); GPU modules do not "
-            "carry them: build the module without debug"
-        )
-    files = {}
-    for index, ((shader, _, _), task) in enumerate(zip(executable.tasks, entry["tasks"])):
-        if any(b.window for b in shader.bindings):
-            raise ValueError(
-                f"kernel {ir.name!r} binds a buffer larger than one binding window "
-                f"({program.gpu.device.caps.window_bytes} bytes); AOT modules need smaller fields"
-            )
-        name = f"{stem}_{index}_t{index:02d}.wgsl"
-        files[name] = shader.wgsl.encode()
-        task["wgsl"] = name
-        task["dispatch_groups"] = shader.groups
-        task["buffer_binds"] = [_binding(b) for b in shader.bindings]
-    entry["trees"] = list(executable.trees_used)
-    entry["required_caps"] = required_wgpu_features([t.decode() for t in files.values()])
-    entry["gpu"] = {
-        "immediates_size": executable.args.size,
-        "immediates": [list(m) for m in executable.args.members],
-        "trees_written": list(executable.trees_written),
-        "arrays_written": list(executable.arrays_written),
-        "print_formats": [[f.template, list(map(str, f.dtypes))] for f in executable.print_formats],
-    }
-    return files
+    return entry, artifacts.files
 
 
 def bind_object(llvm_ir: str, mark: str, symbol: str, jit: Any) -> tuple[str, bytes]:
@@ -147,21 +95,3 @@ def _task(task: s.Offloaded, name: str) -> dict:
 def _arg(param: Any) -> dict:
     ptype = PTYPE_NDARRAY if param.kind == "ndarray" else PTYPE_SCALAR
     return {"name": param.name, "ptype": ptype, "dtype": str(param.dtype), "ndim": param.ndim}
-
-
-def _binding(binding: Any) -> dict:
-    """A task's binding, with Taichi's buffer vocabulary (root buffer, global temporaries,
-    returns, an ndarray argument) and our view (the WGSL element type of the binding)."""
-    resource = binding.resource
-    if resource.startswith("tree"):
-        buffer = {"type": "root", "root_id": int(resource[4:])}
-    elif resource.startswith("arg"):
-        buffer = {"type": "ndarray", "arg_id": int(resource[3:])}
-    else:
-        buffer = {"type": {"gtmp": "gtmp", "ret": "rets", "print": "print"}[resource]}
-    return {
-        "binding": binding.index,
-        "buffer": buffer,
-        "view": binding.view,
-        "writable": binding.writable,
-    }

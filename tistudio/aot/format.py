@@ -24,14 +24,6 @@ REQUIRED_FILES = (METADATA, GRAPHS, CONTENT, VERSION)
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # names that reach C: fields, args, symbols
 PTYPE_SCALAR, PTYPE_NDARRAY = 0, 1  # Taichi's ParameterType numbering
 TAG_SCALAR, TAG_NDARRAY = 0, 2  # Taichi's ArgKind numbering (graphs.json)
-# wgpu features a WGSL module needs, by what its text contains
-_FEATURE_PATTERNS = (
-    ("shader-float32-atomic", re.compile(r"atomic<f32>")),
-    ("shader-int64-atomic-all-ops", re.compile(r"atomic<[iu]64>")),
-    ("shader-f64", re.compile(r"\bf64\b")),
-    ("shader-int64", re.compile(r"\b[iu]64\b")),
-    ("immediates", re.compile(r"var<immediate>")),
-)
 
 
 class AotModuleError(ValueError):
@@ -93,16 +85,6 @@ def check_member_name(name: str) -> str:
     ):
         raise AotModuleError(f"file name {name!r} escapes the module folder")
     return name
-
-
-def required_wgpu_features(wgsl_texts: list[str]) -> list[str]:
-    """The wgpu features that the WGSL modules use (sorted)."""
-    found = set()
-    for text in wgsl_texts:
-        for feature, pattern in _FEATURE_PATTERNS:
-            if pattern.search(text):
-                found.add(feature)
-    return sorted(found)
 
 
 def dumps(data: Any) -> bytes:

@@ -210,7 +210,7 @@ class Module:
         zipio.write_tcm(self.files(), filepath)
 
     def _required_caps(self) -> list[str]:
-        from tistudio.aot.format import required_wgpu_features
+        from tistudio.backends.webgpu.aot_artifacts import required_wgpu_features
 
         if self.arch != "gpu":
             return list(self.caps)

@@ -2,9 +2,10 @@
 
 A back end turns final IR into an `Executable` (`compile`), says what else its code depends on
 (`fingerprint`: target, compiler versions, device features), and moves executables to and from
-the disk cache as a `CacheEntry` (`save_entry`, `load_entry`). The CPU back end
-(`llvm/backend.py`) and the GPU back end (`webgpu/backend.py`) implement it; `runtime/`
-holds one and never asks which. Typing is structural (`typing.Protocol`): neither back end
+the disk cache as a `CacheEntry` (`save_entry`, `load_entry`), and makes a kernel's half of an
+AOT module as `AotArtifacts` (`aot_artifacts`). The CPU back end (`llvm/backend.py`) and the
+GPU back end (`webgpu/backend.py`) implement it; `runtime/`, the disk cache and `aot/` hold one
+and never ask which. Typing is structural (`typing.Protocol`): neither back end
 inherits from anything here, and a test checks both against it.
 """
 
@@ -33,6 +34,18 @@ class CacheEntry:
 
     meta: dict[str, Any]
     code: bytes = b""
+
+
+@dataclass
+class AotArtifacts:
+    """A kernel's back-end half of an AOT module: its code as files, and the keys of its
+    metadata entry that only the back end knows. `aot/compile.py` owns the module format (the
+    keys common to both arches) and merges these in; docs/aot-format.md lists them."""
+
+    files: dict[str, bytes]  # artifact files, their names starting with the given stem
+    trees: list[int]  # the SNode trees the code uses, in the order its loader binds them
+    tasks: list[dict[str, Any]]  # per offloaded task, the back end's keys of its task entry
+    entry: dict[str, Any]  # the back end's keys of the kernel entry ("cpu" or "gpu", ...)
 
 
 @runtime_checkable
@@ -76,4 +89,13 @@ class Backend(Protocol):
 
     def wait_for_optimised(self) -> None:
         """Return once every kernel compiled so far runs its final code (tiered compilation)."""
+        ...
+
+    def aot_artifacts(
+        self, kernel: Kernel, config: CompileConfig, stem: str, key: str
+    ) -> AotArtifacts:
+        """The AOT artifacts of the final IR `kernel`, file names starting with `stem`. `key`
+        hashes the final IR and `fingerprint()`; it names the code's global symbols, as
+        `compile`'s `cache_key` does, so that a module gives the same bytes in every process.
+        Raises ValueError for a kernel that a module cannot hold on this back end."""
         ...

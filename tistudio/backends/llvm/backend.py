@@ -5,6 +5,8 @@ JIT engine (one TargetMachine and one MCJIT engine for the process, created on f
 and the one thread pool (whose workers start on the first parallel launch). `default_backend()`
 is a cached factory for callers without a `Program` (tests, the AOT loader): a process has one
 set of cores, and two pools on them starve each other, so sharing one is the right default.
+`CpuBackend` implements the `Backend` protocol (`backends/protocol.py`): compiling, the disk
+cache's entries, and a kernel's AOT artifacts (its object code, LLVM IR and spec).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from tistudio.backends.llvm.tiering import (
     tiering_mode,
 )
 from tistudio.backends.print_buffer import PrintBuffer
-from tistudio.backends.protocol import CacheEntry
+from tistudio.backends.protocol import AotArtifacts, CacheEntry
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Kernel
 
@@ -183,6 +185,29 @@ class CpuBackend:
         spec = replace(KernelSpec.from_json(entry.meta), name=kernel.name)
         compiled = self.jit.load_object(entry.code, list(spec.functions))
         return CpuExecutable(spec, config, compiled, self.pool, self.prints(spec))
+
+    # --- AOT modules (`backends/protocol.py`) --------------------------------------------
+
+    def aot_artifacts(
+        self, kernel: Kernel, config: CompileConfig, stem: str, key: str
+    ) -> AotArtifacts:
+        """The object code and the optimised LLVM IR of `kernel`, its symbols named after
+        `key`, and the `KernelSpec` a loader makes the executable from (docs/aot-format.md)."""
+        executable = self.compile(kernel, config, cache_key=key)
+        spec = executable.spec
+        files = {
+            f"{stem}.o": executable.compiled.object_code,
+            f"{stem}.ll": executable.llvm_ir_optimized.encode(),
+        }
+        part = {
+            "object": f"{stem}.o",
+            "llvm_ir": f"{stem}.ll",
+            "launcher": spec.functions[-1] if spec.has_launcher else None,
+            "threads": config.cpu_max_num_threads,
+            "spec": spec.to_json(),
+        }
+        tasks = [{"function": function} for function in spec.functions[: len(spec.tasks)]]
+        return AotArtifacts(files, sorted(spec.layout.root_slots), tasks, {"cpu": part})
 
     def prints(self, spec: KernelSpec) -> PrintBuffer | None:
         """The print buffer that kernels of this back end share, made for the first kernel

@@ -4,7 +4,8 @@ It also serves the offline (disk) cache through the `Backend` protocol (`backend
 what the GPU compiles to is WGSL text, so an entry stores every task's WGSL, bindings and
 dispatch size plus the size of the global temporaries (`save_entry`), and a hit rebuilds the
 executable from them (`load_entry`) without running the passes. Kernels that print or carry
-debug checks are not stored: their host side needs the final IR.
+debug checks are not stored: their host side needs the final IR. An AOT module's half of a
+kernel (`aot_artifacts`) is made in `aot_artifacts.py`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from tistudio.backends.protocol import CacheEntry
+from tistudio.backends.protocol import AotArtifacts, CacheEntry
+from tistudio.backends.webgpu import aot_artifacts
 from tistudio.backends.webgpu.device import GpuDevice
 from tistudio.backends.webgpu.executable import CachedShaders, GpuExecutable
 from tistudio.backends.webgpu.printing import GpuPrintBuffer
@@ -92,3 +94,13 @@ class WebGpuBackend:
 
     def wait_for_optimised(self) -> None:
         """Nothing to wait for: the GPU compiles each kernel once."""
+
+    # --- AOT modules --------------------------------------------------------------------
+
+    def aot_artifacts(
+        self, kernel: Kernel, config: CompileConfig, stem: str, key: str
+    ) -> AotArtifacts:
+        """Each task's WGSL, bindings and dispatch size (`aot_artifacts.py`); `key` names
+        nothing here: WGSL has no global symbols."""
+        executable = self.compile(kernel, config)
+        return aot_artifacts.aot_artifacts(executable, stem, self.device.caps.window_bytes)
