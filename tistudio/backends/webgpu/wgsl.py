@@ -127,6 +127,7 @@ _SPECIAL_BITS = re.compile(r"bitcast<(f32|f64)>\((0x[0-9a-f]+l?u)\)")
 
 def opaque_specials(text: str) -> str:
     """`text` (a helper function) with its infinity and NaN constants `opaque_bits`."""
+
     def hide(m: re.Match) -> str:
         return f"bitcast<{m[1]}>({opaque_bits(m[2], int(m[1][1:]))})"
 
