@@ -30,7 +30,6 @@ from tistudio.ir.types import PrimitiveType
 
 _BOOL = PrimitiveType("u1", 1, "bool")
 _F32 = PrimitiveType("f32", 32, "float")
-_F16 = PrimitiveType("f16", 16, "float")
 _LITERAL = re.compile(r"-?[0-9][0-9.e+-]*(f|lf|h)")  # finite: inf and NaN are bitcasts
 _FINITE_LITERAL = re.compile(rf"{_LITERAL.pattern}|c[0-9]+")  # or an `opaque` constant
 _ZERO_LITERAL = re.compile(r"-?0\.0(f|lf)")
@@ -229,9 +228,9 @@ def _compare(op: B, dtype: PrimitiveType, a: str, b: str) -> str:
 
 
 def is_zero(dtype: PrimitiveType, x: str) -> str:
-    """A WGSL test for +-0.0 on the bits of `x` (f32, f64). NVIDIA's driver took a NaN divisor
-    for zero in `x == 0.0` (the H200 float campaign: `inf / NaN` gave inf, not NaN), as WGSL's
-    no-NaN assumption lets it."""
+    """A WGSL test for +-0.0 on the bits of `x` (f32, f64): a float `x == 0.0` may hold for a
+    NaN `x` where a driver applies WGSL's no-NaN assumption (suspected first for the H200
+    campaign's `inf / NaN`, which came from a dropped NaN constant instead: wgsl.opaque_bits)."""
     u, sign, _ = _WORD[dtype.bits]
     return f"((bitcast<{u}>({x}) & ~{sign}) == {_ZERO_BITS[dtype.bits][0]})"
 
