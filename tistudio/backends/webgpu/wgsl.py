@@ -182,6 +182,7 @@ BOOL_BINARY: dict[B, str] = {  # one-bit arithmetic wraps mod 2: + and - are xor
     B.cmp_ne: "({a} != {b})",
 }
 _F32 = PrimitiveType("f32", 32, "float")
+_U32 = PrimitiveType("u32", 32, "uint")
 # f16 operations computed in f32 and rounded back (see the module docstring)
 _F16_THROUGH_F32 = {B.add, B.sub, B.mul, B.div, B.pow, B.atan2, B.max, B.min}
 _F16_NATIVE_UNARY = {U.neg, U.abs, U.sgn, U.floor, U.ceil}
@@ -397,16 +398,15 @@ def cast_value(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
     if dst.kind == "bool":
         return f"({x} != {zero(src)})"  # NaN != 0 is true, as in C
     dreg = WGSL_TYPE[dst.name]
-    if src.kind == "bool" and dst.is_float:
-        # 0 or 1 from a word no driver can know (ti_zero, wgsl.opaque_bits): lavapipe folded
-        # `select(0.0h, 1.0h, c) * x` to 0 for an infinite x, where the CPU gives NaN
-        return f"{dreg}(select(0u, 1u, {x}) ^ ti_zero)"
+    if src.kind == "bool" and dst.is_float:  # the integer 0 or 1, converted below
+        src, x = _U32, f"select(0u, 1u, {x})"
     if src.kind == "bool":
         return f"select({zero(dst)}, {literal(1, dst)}, {x})"
     if not src.is_float and dst.is_float:
-        # an integer no driver can bound (xor ti_zero): NVIDIA's took `f32(u64(c))` for a
-        # comparison `c` as 0 or 1 and multiplied a NaN by it away (the H100 campaign's kernel
-        # returned 0.0, the CPU NaN)
+        # an integer no driver can bound (xor ti_zero, wgsl.opaque_bits): lavapipe folded
+        # `select(0.0h, 1.0h, c) * x` to 0 for an infinite x, and NVIDIA's took `f32(u64(c))`
+        # for a comparison `c` as 0 or 1 and multiplied a NaN by it away (the campaigns'
+        # kernels returned -0.0 and 0.0, the CPU NaN)
         x = f"({x} ^ {WGSL_TYPE[src.name]}(ti_zero))"
     if dst.name == "f16" and src.name == "f64":
         # through f32, rounded twice, as the CPU (and Taichi) does; NVIDIA's driver rounded
@@ -480,12 +480,17 @@ def _float_to_u32(src: PrimitiveType, x: str) -> str:
     multiple of 256 (f32), so `t - floor(t / 2^32) * 2^32` is exact there; below, `u32`, or
     the i32 pattern for negatives. From 2^63 up all ones; NaN is 0."""
     small = f"select(u32({x}), u32(i32({x})), {x} < {zero(src)})"
-    t = f"ti_trunc_f64({x})" if src.bits == 64 else f"trunc({x})"  # see f64math.py
+    t = _truncated(src, x)
     word = literal(2.0**32, src)
     wrapped = f"u32({t} - floor({t} / {word}) * {word})"
     value = f"select({small}, {wrapped}, abs({x}) >= {literal(2.0**31, src)})"
     value = f"select({value}, 0xffffffffu, {x} >= {literal(2.0**63, src)})"
     return f"select({value}, 0u, {_is_nan(src, x)})"
+
+
+def _truncated(src: PrimitiveType, x: str) -> str:
+    """`x` rounded toward zero: f64 through `ti_trunc_f64` (see f64math.py)."""
+    return f"ti_trunc_f64({x})" if src.bits == 64 else f"trunc({x})"
 
 
 def _saturated(reg: str, src: PrimitiveType, x: str) -> str:
@@ -505,7 +510,7 @@ def _to_64_bits(dst: PrimitiveType, src: PrimitiveType, x: str) -> str:
     (`floor(t / 2^32)`, `t - hi * 2^32`); NVIDIA's driver (580, H100) converted f32 1e10 to
     u64 as 2^32 - 1 (the float campaign's kernel). Below the range i64 saturates at its
     minimum, u64 at 0; above it `_saturated` selects the maximum."""
-    t = f"ti_trunc_f64({x})" if src.bits == 64 else f"trunc({x})"  # see f64math.py
+    t = _truncated(src, x)
     magnitude = f"abs({t})" if dst.kind == "int" else f"max({t}, {zero(src)})"
     hi = f"floor({magnitude} * {literal(2.0**-32, src)})"
     lo = f"({magnitude} - {hi} * {literal(2.0**32, src)})"
@@ -565,17 +570,10 @@ PRELUDE["ti_r16"] = """fn ti_r16(x: f32) -> f32 {
 _MAXNUM = """fn ti_{op}_{t}(a: {t}, b: {t}) -> {t} {{
     // LLVM's maxnum/minnum, as on the CPU: a NaN operand gives the other. WGSL leaves {op} of
     // a NaN undefined, and a reduction's private value starts at NaN (make_thread_local)
-    let a_nan = (bitcast<{u}>(a) & {magnitude}) > {inf};
-    let b_nan = (bitcast<{u}>(b) & {magnitude}) > {inf};
-    return select(select({op}(a, b), a, b_nan), b, a_nan);
+    return select(select({op}(a, b), a, nan_{t}(b)), b, nan_{t}(a));
 }}"""
 PRELUDE |= {
-    f"ti_{op}_{t}": _MAXNUM.format(op=op, t=t, u=u, magnitude=magnitude, inf=inf)
-    for op in ("max", "min")
-    for t, u, magnitude, inf in (
-        ("f32", "u32", "0x7fffffffu", "0x7f800000u"),
-        ("f64", "u64", "0x7ffffffffffffffflu", "0x7ff0000000000000lu"),
-    )
+    f"ti_{op}_{t}": _MAXNUM.format(op=op, t=t) for op in ("max", "min") for t in ("f32", "f64")
 }
 PRELUDE |= {
     f"ti_{op.value}_{name}": _signed_division(op, name)
