@@ -84,7 +84,8 @@ class Operators:
             if dtype.is_integral and not _fits(int(value), dtype):
                 raise TaichiTypeError(
                     f"the integer literal {value} does not fit in {dtype}; write it as "
-                    f"ti.cast(..., ti.i64) or choose default_ip=ti.i64",
+                    f"{'ti.u64' if value > 0 else 'ti.i64'}({value}) or choose "
+                    f"default_ip=ti.i64 in ti.init()",
                     loc,
                 )
             return fe.ConstExpr(int(value), dtype=dtype, loc=loc)
