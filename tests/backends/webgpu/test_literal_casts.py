@@ -136,6 +136,38 @@ def test_zeros_a_driver_could_compute_do_not_cancel_infinities(device) -> None: 
     assert cpu[2] == gpu[2] == 0.0
 
 
+def _infinity_times_integer_difference(arch) -> tuple[np.ndarray, str]:  # noqa: ANN001
+    ti.init(arch=arch, offline_cache=False)
+    out = ti.field(ti.f32, shape=2)
+
+    @ti.kernel
+    def product(n: ti.u16, y: ti.f32):
+        a = ti.cast(n, ti.f32)  # an integer: finite, which a driver knows
+        out[0] = (y * -ti.math.inf) * (a - a)
+        out[1] = (y * -ti.math.inf) * (a * 0.0)
+
+    product(278, 7.0)
+    text = product.compile_report(278, 7.0).wgsl if arch == ti.vulkan else ""
+    result = out.to_numpy()
+    ti.reset()
+    return result, text
+
+
+def test_a_spelled_out_zero_is_no_constant(device) -> None:  # noqa: ANN001
+    """`(y * -inf) * (a - a)` is NaN for an integer `a` converted to f32: NVIDIA's driver (580,
+    H100) proved the NaN arm of `select(0.0f, NaN, nonfinite(a))` dead (`a` is finite), then
+    folded the product with the constant zero to 0 (the H100 campaign's kernel returned 0
+    where the CPU returns 1: findings-2026-11-27/fixed_zero_folds_product.py). The zero is made
+    from `ti_zero`'s bits now; lavapipe does not fold here, so the text is checked too."""
+    (cpu, _), (gpu, text) = (
+        _infinity_times_integer_difference(ti.cpu),
+        (_infinity_times_integer_difference(ti.vulkan)),
+    )
+    assert np.isnan(cpu).all() and np.isnan(gpu).all()
+    assert "select(bitcast<f32>(ti_zero), bitcast<f32>(" in text  # a - a
+    assert "select(0.0f, bitcast<f32>(" not in text and "select(-0.0f," not in text
+
+
 def _modulo_of_a_condition(arch) -> float:  # noqa: ANN001
     ti.init(arch=arch, offline_cache=False)
 

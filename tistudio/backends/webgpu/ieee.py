@@ -39,6 +39,8 @@ _ZERO_BITS = {
     32: ("0u", "0x80000000u", "0x3f800000u"),
     64: ("0lu", "0x8000000000000000lu", "0x3ff0000000000000lu"),
 }
+# per float width: a word of its width that is 0 at run time and unknown to drivers (ti_zero)
+_ZERO_WORD = {32: "ti_zero", 64: "u64(ti_zero)"}
 # per float width: the unsigned word of its bits, the sign bit, the bits of +infinity
 _WORD = {
     32: ("u32", "0x80000000u", "0x7f800000u"),
@@ -179,7 +181,7 @@ def _folded_to_zero(op: B, dtype: PrimitiveType, a: str, b: str) -> str | None:
     drivers fold both to 0 (lavapipe does), so `inf * 0.0` was 0 where the CPU gives NaN."""
     reg = wgsl.WGSL_TYPE[dtype.name]
     if op is B.sub:
-        zero_ = wgsl.zero(dtype)
+        zero_ = _opaque_zero(dtype)
         x = a
     elif _ZERO_LITERAL.fullmatch(b) or _ZERO_LITERAL.fullmatch(a):
         x, c = (a, b) if _ZERO_LITERAL.fullmatch(b) else (b, a)
@@ -201,11 +203,21 @@ def _zero_divided(dtype: PrimitiveType, zero: str, x: str) -> str:
 def _signed_zero(dtype: PrimitiveType, x: str, flip: bool) -> str:
     """A zero with the sign of `x` (flipped if `flip`), made on the bits: NVIDIA's driver
     (580) gave -0.0 for `select(0.0f, -0.0f, c)` whatever `c` was (a constant pool where the
-    two zeros are one), so `1.0 * 0.0` came out -0.0."""
+    two zeros are one), so `1.0 * 0.0` came out -0.0. Opaque as `_opaque_zero`."""
     u, sign, _ = _WORD[dtype.bits]
     bits = f"(bitcast<{u}>({x}) & {sign})"
     reg = wgsl.WGSL_TYPE[dtype.name]
-    return f"bitcast<{reg}>({bits} ^ {sign})" if flip else f"bitcast<{reg}>({bits})"
+    hidden = f"{sign} ^ {_ZERO_WORD[dtype.bits]}" if flip else _ZERO_WORD[dtype.bits]
+    return f"bitcast<{reg}>({bits} ^ {hidden})"
+
+
+def _opaque_zero(dtype: PrimitiveType) -> str:
+    """+0.0 from `ti_zero`'s bits (0 at run time): a zero result the emitter spells out (of
+    `x - x`, `x * 0.0`) must not be a constant the driver sees, or it folds the product that
+    uses it: NVIDIA's driver (580, H100) made `(y * -inf) * (a - a)` 0, not NaN, for an
+    integer `a` converted to f32 (it proved `a - a`'s NaN arm dead, since such an `a` is
+    finite, and then `v * 0.0` 0; findings-2026-11-27/fixed_zero_folds_product.py)."""
+    return f"bitcast<{wgsl.WGSL_TYPE[dtype.name]}>({_ZERO_WORD[dtype.bits]})"
 
 
 def _self_divided(dtype: PrimitiveType, x: str) -> str:

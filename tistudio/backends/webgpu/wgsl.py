@@ -460,66 +460,59 @@ def resize_int(src: PrimitiveType, dst: PrimitiveType, x: str) -> str:
 
 
 def _float_to_int(src: PrimitiveType, dst: PrimitiveType, x: str) -> str:
-    """Truncate toward zero. Narrow types go through i32 and wrap, and u32 through the i32
-    pattern for negative values, as the CPU back end does; wider values saturate. f16 goes
-    through f32 (exactly): the checks' limits are not f16 values (2^31 is inf there), and
-    lavapipe's i32() of an f16 -inf gave -65504."""
+    """Truncate toward zero, saturating as the CPU back end does (`ti_cast_<src>_<dst>`):
+    narrow types go through i32 and wrap; f16 goes through f32 (exactly: the limits are not
+    f16 values, 2^31 is inf there, and lavapipe's i32() of an f16 -inf gave -65504)."""
     if src.name == "f16":
         return _float_to_int(_F32, dst, f"f32({x})")
-    dreg = WGSL_TYPE[dst.name]
+    sreg = WGSL_TYPE[src.name]
     if is_narrow(dst):
-        through = _saturated("i32", src, x)
+        through = f"ti_cast_{sreg}_i32({x})"
         return narrow(through if dst.kind == "int" else f"u32({through})", dst)
-    if dst.name == "u32":
-        return _float_to_u32(src, x)
-    return _saturated(dreg, src, x)
+    return f"ti_cast_{sreg}_{WGSL_TYPE[dst.name]}({x})"
 
 
-def _float_to_u32(src: PrimitiveType, x: str) -> str:
-    """The CPU's u32: the low 32 bits of a saturated i64. From 2^31 in magnitude a float is a
-    multiple of 256 (f32), so `t - floor(t / 2^32) * 2^32` is exact there; below, `u32`, or
-    the i32 pattern for negatives. From 2^63 up all ones; NaN is 0."""
-    small = f"select(u32({x}), u32(i32({x})), {x} < {zero(src)})"
-    t = _truncated(src, x)
-    word = literal(2.0**32, src)
-    wrapped = f"u32({t} - floor({t} / {word}) * {word})"
-    value = f"select({small}, {wrapped}, abs({x}) >= {literal(2.0**31, src)})"
-    value = f"select({value}, 0xffffffffu, {x} >= {literal(2.0**63, src)})"
-    return f"select({value}, 0u, {_is_nan(src, x)})"
-
-
-def _truncated(src: PrimitiveType, x: str) -> str:
-    """`x` rounded toward zero: f64 through `ti_trunc_f64` (see f64math.py)."""
-    return f"ti_trunc_f64({x})" if src.bits == 64 else f"trunc({x})"
-
-
-def _saturated(reg: str, src: PrimitiveType, x: str) -> str:
-    """`reg(x)` saturating as LLVM's `fptosi.sat`/`fptoui.sat` on the CPU: NaN is 0, and from
-    2^(bits-1) (2^64 for u64) up the integer's maximum. WGSL's own conversion stops at the
-    largest float below that maximum (2147483520 for f32 -> i32), so the top is selected."""
-    dst = PrimitiveType(reg, 64 if reg.endswith("64") else 32, "int" if reg[0] == "i" else "uint")
-    top = 2.0 ** (dst.bits - 1 if dst.kind == "int" else dst.bits)
-    highest = (1 << (dst.bits - 1 if dst.kind == "int" else dst.bits)) - 1
-    converted = _to_64_bits(dst, src, x) if dst.bits == 64 else f"{reg}({x})"
-    value = f"select({converted}, {literal(highest, dst)}, {x} >= {literal(top, src)})"
-    return f"select({value}, {zero(dst)}, {_is_nan(src, x)})"
-
-
-def _to_64_bits(dst: PrimitiveType, src: PrimitiveType, x: str) -> str:
-    """`x` truncated to a 64-bit integer from its two 32-bit halves, each an exact float
-    (`floor(t / 2^32)`, `t - hi * 2^32`); NVIDIA's driver (580, H100) converted f32 1e10 to
-    u64 as 2^32 - 1 (the float campaign's kernel). Below the range i64 saturates at its
-    minimum, u64 at 0; above it `_saturated` selects the maximum."""
-    t = _truncated(src, x)
-    magnitude = f"abs({t})" if dst.kind == "int" else f"max({t}, {zero(src)})"
-    hi = f"floor({magnitude} * {literal(2.0**-32, src)})"
-    lo = f"({magnitude} - {hi} * {literal(2.0**32, src)})"
-    bits = f"((u64(u32({hi})) << 32u) | u64(u32({lo})))"
-    if dst.kind == "uint":
-        return bits
-    negated = f"bitcast<i64>(~{bits} + 1lu)"
-    value = f"select(bitcast<i64>({bits}), {negated}, {x} < {zero(src)})"
-    return f"select({value}, {int_min(dst)}, {x} <= {literal(-(2.0**63), src)})"
+def _float_to_int_function(src: PrimitiveType, dst: PrimitiveType) -> str:
+    """WGSL `ti_cast_<src>_<dst>(x)`: `x` truncated to a 32- or 64-bit integer as LLVM's
+    `fptosi.sat`/`fptoui.sat` (NaN is 0, out of range the nearest end) and u32 as the CPU's
+    low 32 bits of a saturated i64. It branches first, so that no WGSL conversion sees a NaN
+    or an out-of-range value (SPIR-V leaves the result undefined, and a select of such a
+    result, the earlier spelling, left it to the driver to keep it unused), and one function
+    per pair keeps a kernel's text short. 64-bit results are made from two exact 32-bit
+    halves: NVIDIA's driver (580, H100) converted f32 1e10 to u64 as 2^32 - 1."""
+    sreg, dreg = WGSL_TYPE[src.name], WGSL_TYPE[dst.name]
+    c = lambda v: literal(v, src)  # noqa: E731
+    signed = dst.kind == "int"
+    top = 2.0 ** (dst.bits - 1 if signed else dst.bits)
+    highest = literal((1 << (dst.bits - 1 if signed else dst.bits)) - 1, dst)
+    trunc = "ti_trunc_f64(x)" if src.bits == 64 else "trunc(x)"
+    head = f"""fn ti_cast_{sreg}_{dreg}(x: {sreg}) -> {dreg} {{
+    if ({_is_nan(src, "x")}) {{ return {zero(dst)}; }}"""
+    if dreg == "u32":  # the low word of the i64 result: all ones from 2^63, 0 below -2^63
+        return f"""{head}
+    if (x >= {c(2.0**63)}) {{ return 0xffffffffu; }}
+    if (x <= {c(-(2.0**63))}) {{ return 0u; }}
+    if (abs(x) < {c(2.0**31)}) {{
+        if (x < {zero(src)}) {{ return u32(i32(x)); }}
+        return u32(x);
+    }}
+    let t = {trunc};  // a multiple of 256 from 2^31 on: the remainder is exact
+    return u32(t - floor(t / {c(2.0**32)}) * {c(2.0**32)});
+}}"""
+    bottom = literal(-(2.0**63) if signed else -1.0, src) if dst.bits == 64 else c(-top)
+    lowest = int_min(dst) if signed else zero(dst)
+    ends = f"""{head}
+    if (x >= {c(top)}) {{ return {highest}; }}
+    if (x <= {bottom}) {{ return {lowest}; }}"""
+    if dst.bits == 32:
+        return f"{ends}\n    return {dreg}(x);\n}}"
+    negative = f"\n    if (x < {zero(src)}) {{ return bitcast<i64>(~bits + 1lu); }}"
+    return f"""{ends}
+    let m = abs({trunc});
+    let hi = floor(m * {c(2.0**-32)});
+    let bits = (u64(u32(hi)) << 32u) | u64(u32(m - hi * {c(2.0**32)}));{negative if signed else ""}
+    return {"i64(bits)" if signed else "bits"};
+}}"""
 
 
 def _is_nan(src: PrimitiveType, x: str) -> str:
@@ -574,6 +567,14 @@ _MAXNUM = """fn ti_{op}_{t}(a: {t}, b: {t}) -> {t} {{
 }}"""
 PRELUDE |= {
     f"ti_{op}_{t}": _MAXNUM.format(op=op, t=t) for op in ("max", "min") for t in ("f32", "f64")
+}
+PRELUDE |= {
+    f"ti_cast_{src}_{dst}": _float_to_int_function(
+        PrimitiveType(src, int(src[1:]), "float"),
+        PrimitiveType(dst, int(dst[1:]), "int" if dst[0] == "i" else "uint"),
+    )
+    for src in ("f32", "f64")
+    for dst in ("i32", "u32", "i64", "u64")
 }
 PRELUDE |= {
     f"ti_{op.value}_{name}": _signed_division(op, name)
