@@ -21,7 +21,7 @@ def command(extra: list[str], checkout: Path = CHECKOUT, is_root: bool | None = 
     if not (checkout / TOUR).is_file():
         raise SystemExit(
             f"tistudio.lab: {TOUR} not found under {checkout}; the tutorials come with the "
-            "repository: clone it and run `pip install -e \".[lab]\"` there"
+            'repository: clone it and run `pip install -e ".[lab]"` there'
         )
     tour = str(checkout / TOUR)  # absolute: JupyterLab resolves it against its working directory
     argv = [sys.executable, "-m", "jupyterlab", tour, f"--ServerApp.root_dir={checkout}"]

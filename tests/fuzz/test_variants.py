@@ -8,14 +8,13 @@ import math
 import os
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 
 import tistudio as ti
 from tests.fuzz.generator import Array, Program, programs
 from tests.fuzz.harness import run_program
 from tests.fuzz.test_fuzz import CI
-from tests.fuzz.tiers import NoOptimisedTier, run_tiers
+from tests.fuzz.tiers import run_tiers
 from tests.fuzz.variants import run_variants
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
@@ -46,11 +45,8 @@ def test_random_kernels_agree_in_debug_mode(program: Program) -> None:
 def test_random_kernels_give_the_same_bits_on_both_cpu_tiers(program: Program) -> None:
     """The quick and the optimised tier (tiers.py), with Taichi's default `fast_math=True` and
     without it: every bit, NaN payloads aside."""
-    try:
-        run_tiers(program, fast_math=True)
-        run_tiers(program, fast_math=False)
-    except NoOptimisedTier as e:
-        pytest.skip(str(e))
+    run_tiers(program, fast_math=True)
+    run_tiers(program, fast_math=False)
 
 
 ISSUE_25 = """def make(ti):
@@ -79,10 +75,7 @@ def test_issue_25_kernels_give_numpys_bits_on_both_tiers_with_fast_math() -> Non
     arrays = [Array(name, "f32", shape) for name in "abc"] + [Array("h", "f16", shape)]
     program = Program(ISSUE_25, arrays, [], None, True, data_seed=25)
     run_program(program, fast_math=True)
-    try:
-        run_tiers(program, fast_math=True)
-    except NoOptimisedTier as e:
-        pytest.skip(str(e))
+    run_tiers(program, fast_math=True)
 
 
 def _casts(arch, values: list[float]) -> list[tuple[int, ...]]:  # noqa: ANN001

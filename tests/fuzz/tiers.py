@@ -5,19 +5,14 @@ The CPU runs a light kernel's first launches on quick code and later ones on O3 
 invisible: every float's bits, NaN payloads aside, with `fast_math` on or off, transcendental
 functions included. `run_tiers` checks that by running `program` three times:
 
-- on the quick tier alone: a program whose `CompileConfig.opt_level` is 0, which the back end
-  compiles to quick code only, whatever `TISTUDIO_TIERED` says (`ti.init` has no option for it);
-- in a default program, once (its first call, on quick code unless the optimiser was faster),
-  then again on the same inputs after `wait_for_optimised` (on O3 code, or on the quick code
-  where the process runs with `TISTUDIO_TIERED=quick`: then `run_tiers` raises `NoOptimisedTier`).
-
-`TISTUDIO_TIERED` cannot choose a tier per program: the back end reads it once per process,
-when the shared `CpuBackend` is made.
+- on the quick tier alone (`ti.init(tiering="quick")`);
+- tiered (`ti.init(tiering="tiered")`, whatever `TISTUDIO_TIERED` says), once (its first call, on
+  quick code unless the optimiser was faster), then again on the same inputs after
+  `wait_for_optimised` (on O3 code).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import tistudio as ti
@@ -25,10 +20,6 @@ from tistudio.lang import impl
 
 from .generator import Program
 from .harness import Loaded, Outcome, compare_bits, load
-
-
-class NoOptimisedTier(RuntimeError):
-    """This process compiles quick code only (`TISTUDIO_TIERED=quick`)."""
 
 
 def run_tiers(program: Program, fast_math: bool = True, **init: Any) -> None:
@@ -43,9 +34,7 @@ def run_tiers(program: Program, fast_math: bool = True, **init: Any) -> None:
 
 
 def _quick(program: Program, **init: Any) -> Outcome:
-    loaded = load(program, arch=ti.cpu, **init)
-    state = impl.get_program()
-    state.config = replace(state.config, opt_level=0)  # before any kernel compiles
+    loaded = load(program, arch=ti.cpu, tiering="quick", **init)
     outcome = loaded.outcome(loaded.kern(*loaded.args))
     stages = _executable(loaded).stage_ms
     assert "llvm_quick_optimise" in stages, f"not the quick tier: {sorted(stages)}"
@@ -54,10 +43,8 @@ def _quick(program: Program, **init: Any) -> Outcome:
 
 def _tiered(program: Program, **init: Any) -> tuple[Outcome, Outcome]:
     """The first call's outcome, and that of a call on the same inputs on the optimised tier."""
-    loaded = load(program, arch=ti.cpu, **init)
+    loaded = load(program, arch=ti.cpu, tiering="tiered", **init)
     state = impl.get_program()
-    if state.backend.tiering == "quick":
-        raise NoOptimisedTier("TISTUDIO_TIERED=quick: this process has no optimised tier")
     fields = [f.to_numpy() for f in loaded.fields]
     arrays = [a.copy() for a in loaded.arrays]
     first = loaded.outcome(loaded.kern(*loaded.args))

@@ -56,17 +56,6 @@ def kernel_artifacts(entry: dict, arch: str) -> list[str]:
     return [task["wgsl"] for task in entry["tasks"]]
 
 
-def bind_wgsl(wgsl: bytes, mark: str) -> bytes:
-    """The shader with `mark` as its first line (a comment)."""
-    return f"// {mark}\n".encode() + wgsl
-
-
-def bind_llvm_ir(llvm_ir: str, mark: str, symbol: str) -> str:
-    """The module text with `mark` as a constant named `symbol` (defined, so it stays)."""
-    data = mark.encode() + b"\0"
-    return f'{llvm_ir}\n@"{symbol}" = constant [{len(data)} x i8] c"{mark}\\00", align 1\n'
-
-
 def check_module(meta: dict, graphs: list, files: dict[str, bytes]) -> None:
     """Refuse a module whose metadata (but its kernel entries) or graphs differ from what its
     kernels were built with."""

@@ -9,7 +9,6 @@ the module's kernel name and a hash of its final IR (never after a per-process c
 same module gives the same bytes in every process, and two modules loaded into one process
 never clash. Source locations keep only the file's base name: a module holds no path of the
 machine that built it, and the same source gives the same module wherever it lives.
-`bind_object` puts the metadata's digest into a kernel's object code (`binding.py`).
 """
 
 from __future__ import annotations
@@ -18,9 +17,6 @@ import dataclasses
 import re
 from typing import Any
 
-import llvmlite.binding as llvm
-
-from tistudio.aot.binding import bind_llvm_ir
 from tistudio.aot.format import PTYPE_NDARRAY, PTYPE_SCALAR
 from tistudio.ir import statements as s
 from tistudio.ir.printer import print_ir
@@ -51,18 +47,6 @@ def compile_artifacts(ir: Kernel, program: Any, stem: str) -> tuple[dict, dict[s
         **artifacts.entry,
     }
     return entry, artifacts.files
-
-
-def bind_object(llvm_ir: str, mark: str, symbol: str, jit: Any) -> tuple[str, bytes]:
-    """(LLVM IR, object code) of the optimised module `llvm_ir` with `mark` added as the
-    constant `symbol`: code generation again, without optimising (the text is optimised)."""
-    text = bind_llvm_ir(llvm_ir, mark, symbol)
-    context = llvm.create_context()  # not the engine's: nothing here touches its modules
-    parsed = llvm.parse_assembly(text, context)
-    parsed.verify()
-    obj = jit.object_target_machine(3).emit_object(parsed)
-    parsed.close()
-    return text, obj
 
 
 def _strip_paths(ir: Kernel) -> None:

@@ -21,7 +21,7 @@ import numpy as np
 
 from tistudio.aot import archive as zipio
 from tistudio.aot import binding
-from tistudio.aot.compile import bind_object, compile_artifacts
+from tistudio.aot.compile import compile_artifacts
 from tistudio.aot.fields import field_entry
 from tistudio.aot.format import (
     CONTENT,
@@ -59,7 +59,7 @@ class Module:
         self._instances: dict[tuple, str] = {}  # (kernel id, template identity) -> name
         self._graphs: dict[str, list[dict]] = {}
         self._files: dict[str, bytes] = {}  # artifacts before binding (`files`)
-        self._bound: dict[tuple[str, str], tuple[str, bytes]] = {}  # (object, marker) -> bound
+        self._bound: dict[tuple[str, str], dict[str, bytes]] = {}  # (kernel, marker) -> files
         self._stems: set[str] = set()
         self._content: list[str] = []
 
@@ -159,7 +159,7 @@ class Module:
             "format_version": FORMAT_VERSION,
             "arch": self.arch,
             "required_caps": self._required_caps(),
-            "target": self._target(),
+            "target": self._program.backend.aot_target(),
             "root_buffer_size": sum(t.buffer.nbytes for t in trees),
             "trees": [{"id": t.id, "size": int(t.buffer.nbytes)} for t in trees],
             "fields": [field_entry(n, f, self._program) for n, f in self._fields.items()],
@@ -183,20 +183,13 @@ class Module:
         """The artifacts, each carrying the digest of the metadata (`binding.py`)."""
         files = dict(self._files)
         module = binding.module_digest(metadata, graphs)
+        backend = self._program.backend
         for entry in metadata["kernels"]:
             mark = binding.marker(module, binding.kernel_digest(entry))
-            if self.arch == "gpu":
-                for task in entry["tasks"]:
-                    files[task["wgsl"]] = binding.bind_wgsl(self._files[task["wgsl"]], mark)
-                continue
-            cpu = entry["cpu"]
-            key = (cpu["object"], mark)
-            if key not in self._bound:
-                symbol = f"{cpu['spec']['functions'][0]}_binding"
-                text = self._files[cpu["llvm_ir"]].decode()
-                self._bound[key] = bind_object(text, mark, symbol, self._program.backend.jit)
-            text, obj = self._bound[key]
-            files[cpu["llvm_ir"]], files[cpu["object"]] = text.encode(), obj
+            key = (entry["name"], mark)
+            if key not in self._bound:  # the CPU's code generation again: kept per marker
+                self._bound[key] = backend.aot_bind(entry, self._files, mark)
+            files.update(self._bound[key])
         return files
 
     def save(self, filepath: str) -> None:
@@ -210,26 +203,9 @@ class Module:
         zipio.write_tcm(self.files(), filepath)
 
     def _required_caps(self) -> list[str]:
-        from tistudio.backends.webgpu.aot_artifacts import required_wgpu_features
-
-        if self.arch != "gpu":
-            return list(self.caps)
-        wgsl = [data.decode() for name, data in self._files.items() if name.endswith(".wgsl")]
-        return sorted(set(self.caps) | set(required_wgpu_features(wgsl)))
-
-    def _target(self) -> dict:
-        if self.arch == "gpu":
-            caps = self._program.gpu.device.caps
-            return {"workgroup_size": caps.workgroup_size, "max_groups": caps.max_groups}
-        backend = self._program.backend
-        jit = backend.jit
-        return {
-            "triple": jit.triple,
-            "cpu": jit.cpu_name,
-            "features": jit.cpu_features,
-            "native_pool": backend.native,
-            "vector_library": str(jit.vector_library),
-        }
+        """The caps asked for, then those the code needs besides (sorted)."""
+        needed = self._program.backend.aot_required_caps(self._files)
+        return list(self.caps) + sorted(set(needed) - set(self.caps))
 
 
 class KernelTemplate:

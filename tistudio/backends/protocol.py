@@ -3,10 +3,11 @@
 A back end turns final IR into an `Executable` (`compile`), says what else its code depends on
 (`fingerprint`: target, compiler versions, device features), and moves executables to and from
 the disk cache as a `CacheEntry` (`save_entry`, `load_entry`), and makes a kernel's half of an
-AOT module as `AotArtifacts` (`aot_artifacts`). The CPU back end (`llvm/backend.py`) and the
-GPU back end (`webgpu/backend.py`) implement it; `runtime/`, the disk cache and `aot/` hold one
-and never ask which. Typing is structural (`typing.Protocol`): neither back end
-inherits from anything here, and a test checks both against it.
+AOT module as `AotArtifacts` (`aot_artifacts`), with the module's target, required features and
+binding markers (`aot_target`, `aot_required_caps`, `aot_bind`). The CPU back end
+(`llvm/backend.py`) and the GPU back end (`webgpu/backend.py`) implement it; `runtime/`, the
+disk cache and `aot/` hold one and never ask which. Typing is structural (`typing.Protocol`):
+neither back end inherits from anything here, and a test checks both against it.
 """
 
 from __future__ import annotations
@@ -98,4 +99,19 @@ class Backend(Protocol):
         hashes the final IR and `fingerprint()`; it names the code's global symbols, as
         `compile`'s `cache_key` does, so that a module gives the same bytes in every process.
         Raises ValueError for a kernel that a module cannot hold on this back end."""
+        ...
+
+    def aot_target(self) -> dict[str, Any]:
+        """An AOT module's `target` entry: what its code was made for (docs/aot-format.md)."""
+        ...
+
+    def aot_required_caps(self, files: dict[str, bytes]) -> list[str]:
+        """The device features that the module's artifact `files` need (sorted)."""
+        ...
+
+    def aot_bind(
+        self, entry: dict[str, Any], files: dict[str, bytes], mark: str
+    ) -> dict[str, bytes]:
+        """The artifacts of the module's kernel `entry` from `files`, rewritten to carry the
+        binding marker `mark` where the loader looks for it (`aot/binding.py`)."""
         ...

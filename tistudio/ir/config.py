@@ -25,3 +25,6 @@ class CompileConfig:
     approx_math: bool = False  # CPU: transcendentals through libmvec (see vecmath.py)
     opt_level: int = 3
     ad_stack_size: int = 0  # autodiff stack entries where loop bounds are not constants (0: 32)
+    # CPU: "tiered" (quick code first, O3 from a background thread), "optimised" (O3 before the
+    # first launch) or "quick" (the first tier only); ti.init(tiering=) or TISTUDIO_TIERED
+    tiering: str = "tiered"

@@ -52,6 +52,19 @@ def current_cfg() -> CompileConfig:
     return current_config()
 
 
+_TIERS = ("tiered", "optimised", "quick")
+
+
+def _tiering(chosen: str | None) -> str:
+    """`ti.init(tiering=...)`, else `TISTUDIO_TIERED` (0: "optimised", quick: "quick")."""
+    if chosen is None:
+        value = os.environ.get("TISTUDIO_TIERED", "1")
+        return {"0": "optimised", "quick": "quick"}.get(value, "tiered")
+    if chosen not in _TIERS:
+        raise ValueError(f"tiering={chosen!r}: use one of {', '.join(map(repr, _TIERS))}")
+    return chosen
+
+
 def init(
     arch: Any = None,
     debug: bool = False,
@@ -68,7 +81,10 @@ def init(
     The offline (disk) cache of compiled kernels is on unless `offline_cache=False` or the
     environment says `TISTUDIO_OFFLINE_CACHE=0`; it lives in `offline_cache_file_path`, else
     `$TISTUDIO_OFFLINE_CACHE_FILE_PATH`, else `~/.cache/tistudio`, and is kept under
-    `offline_cache_max_size` bytes (default 100 MiB) by least-recently-used cleaning."""
+    `offline_cache_max_size` bytes (default 100 MiB) by least-recently-used cleaning.
+
+    `tiering` (CPU): "tiered" (the default: quick code first, optimised code from a background
+    thread), "optimised" or "quick"; without it `TISTUDIO_TIERED` decides (0: optimised)."""
     reset()
     arch_name = getattr(arch, "name", arch) or "cpu"
     if arch_name not in ARCHES:
@@ -92,6 +108,7 @@ def init(
         fast_math=bool(kwargs.pop("fast_math", True)),
         approx_math=bool(kwargs.pop("approx_math", False)),
         ad_stack_size=int(kwargs.pop("ad_stack_size", 0)),
+        tiering=_tiering(kwargs.pop("tiering", None)),
     )
     program = Program(config)
     program.offline_cache = _offline_cache(offline_cache, offline_cache_file_path, kwargs)

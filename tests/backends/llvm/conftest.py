@@ -14,8 +14,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[CpuBackend]:
     """Every back-end test runs twice: as kernels normally compile (quick code first, optimised
     code from the background optimiser after it), and on the quick tier alone, so that the code
     a kernel's first launches run is tested as thoroughly as the optimised code."""
-    cpu = CpuBackend(num_threads=4)
-    cpu.tiering = request.param
+    cpu = CpuBackend(num_threads=4, tiering=request.param)
     yield cpu
     cpu.close()
 
@@ -23,8 +22,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[CpuBackend]:
 @pytest.fixture(scope="session")
 def tiered_backend() -> Iterator[CpuBackend]:
     """A back end that compiles as kernels normally do, for tests of what O3 makes of code."""
-    cpu = CpuBackend(num_threads=4)
-    cpu.tiering = "tiered"
+    cpu = CpuBackend(num_threads=4, tiering="tiered")
     yield cpu
     cpu.close()
 

@@ -46,8 +46,7 @@ $0 = offloaded serial body {
 
 def compile_objects() -> dict[str, tuple[dict, bytes]]:
     """Spec (JSON) and optimised object code of each kernel."""
-    cpu = CpuBackend(num_threads=2)
-    cpu.tiering = "optimised"
+    cpu = CpuBackend(num_threads=2, tiering="optimised")
     made = {
         "sin_exp": compile_text(
             cpu,

@@ -270,8 +270,7 @@ def test_aarch64_objects_of_our_back_end_pass_and_unknown_relocations_do_not():
         pytest.skip("this LLVM has no AArch64 target")
     machine = target.create_target_machine(cpu="generic", opt=3, reloc="static", codemodel="large")
     engine = JitEngine()
-    cpu = CpuBackend(num_threads=1)
-    cpu.tiering = "optimised"
+    cpu = CpuBackend(num_threads=1, tiering="optimised")
     ex = compile_text(
         cpu, SIN_EXP, params=[scalar("a", "f32"), ndarray("x", "f32", 1), ndarray("y", "f32", 1)]
     )

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 import numpy as np
+import pytest
 
+import tistudio as ti
 from tests.backends.llvm.helpers import SAXPY, compile_text, kernel_text, ndarray, scalar
 from tistudio.backends.llvm import CpuBackend, unlocked
 from tistudio.backends.llvm.backend import default_backend
@@ -143,8 +145,7 @@ def _frames(frame):
 
 
 def test_tiering_off_compiles_optimised_code_before_the_first_launch() -> None:
-    backend = CpuBackend(num_threads=2)
-    backend.tiering = "optimised"
+    backend = CpuBackend(num_threads=2, tiering="optimised")
     ex = compile_text(backend, SAXPY, params=PARAMS)
     assert ex.optimised is None and "x float>" in ex.llvm_ir_optimized
     assert "llvm_optimise" in ex.stage_ms
@@ -154,12 +155,42 @@ def test_tiering_off_compiles_optimised_code_before_the_first_launch() -> None:
 def test_quick_only_code_has_the_kernels_own_names(backend) -> None:
     """`TISTUDIO_TIERED=quick` (and opt_level 0): the quick code is all there is, under the
     names the disk cache's spec lists."""
-    quick = CpuBackend(num_threads=2)
-    quick.tiering = "quick"
+    quick = CpuBackend(num_threads=2, tiering="quick")
     ex = compile_text(quick, SAXPY, params=PARAMS)
     assert ex.optimised is None and QUICK_SUFFIX not in ex.llvm_ir_optimized
     np.testing.assert_array_equal(_launch(ex, 3.0), 3 * np.arange(100000, dtype=np.float32) + 1)
     quick.close()
+
+
+def _stages_of_a_light_kernel(**init) -> dict[str, float]:  # noqa: ANN003
+    ti.init(arch=ti.cpu, offline_cache=False, **init)
+    y = ti.field(ti.f32, shape=8)
+
+    @ti.kernel
+    def fill(a: ti.f32):
+        for i in y:
+            y[i] = a * i
+
+    fill(2.0)
+    assert y.to_numpy()[3] == 6.0
+    stages = fill.instances()[0].result.executable.stage_ms
+    ti.reset()
+    return stages
+
+
+def test_ti_init_chooses_the_tier(monkeypatch) -> None:  # noqa: ANN001
+    """`ti.init(tiering=...)` decides, and without it `TISTUDIO_TIERED` as `ti.init` reads it
+    (not when the shared back end was made): a light kernel's code is quick or O3 by it."""
+    monkeypatch.delenv("TISTUDIO_TIERED", raising=False)
+    assert "llvm_quick_optimise" in _stages_of_a_light_kernel(tiering="quick")
+    optimised = _stages_of_a_light_kernel(tiering="optimised")
+    assert "llvm_optimise" in optimised and "llvm_quick_optimise" not in optimised
+    assert "llvm_quick_optimise" in _stages_of_a_light_kernel()  # tiered: quick code first
+    monkeypatch.setenv("TISTUDIO_TIERED", "0")
+    assert "llvm_quick_optimise" not in _stages_of_a_light_kernel()
+    assert "llvm_quick_optimise" in _stages_of_a_light_kernel(tiering="tiered")
+    with pytest.raises(ValueError, match="tiering='fast': use one of 'tiered', 'optimised'"):
+        ti.init(arch=ti.cpu, tiering="fast")
 
 
 EXIT_SCRIPT = """

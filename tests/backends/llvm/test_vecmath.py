@@ -184,8 +184,7 @@ def _kernel_text(op, dtype: str) -> str:
 def tiers(jit) -> Iterator[dict[str, CpuBackend]]:
     made = {}
     for tier in ("quick", "optimised"):
-        made[tier] = CpuBackend(num_threads=4)
-        made[tier].tiering = tier
+        made[tier] = CpuBackend(num_threads=4, tiering=tier)
     yield made
     for backend in made.values():
         backend.close()

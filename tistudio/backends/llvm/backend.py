@@ -21,6 +21,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import llvmlite
+import llvmlite.binding as llvm
+
 from tistudio.backends.llvm.codegen import build_module
 from tistudio.backends.llvm.context import ContextLayout
 from tistudio.backends.llvm.executable import CpuExecutable
@@ -35,7 +38,6 @@ from tistudio.backends.llvm.tiering import (
     OptimisedCode,
     Optimiser,
     compile_tiered,
-    tiering_mode,
 )
 from tistudio.backends.print_buffer import PrintBuffer
 from tistudio.backends.protocol import AotArtifacts, CacheEntry
@@ -57,6 +59,7 @@ class CpuBackend:
         *,
         cpu_name: str | None = None,
         cpu_features: str | None = None,
+        tiering: str | None = None,
     ) -> None:
         self.num_threads = num_threads or os.cpu_count() or 1
         self.native = native and native_pool_supported()
@@ -70,7 +73,9 @@ class CpuBackend:
         # where the pool's runtime object code is cached (`runtime.offline_cache.RuntimeSlot`)
         self.runtime_cache: Any = None
         self._prints: PrintBuffer | None = None
-        self.tiering = tiering_mode()
+        # a tier for every kernel whatever the config says (tests of one tier's code); None:
+        # `CompileConfig.tiering`, which ti.init sets
+        self.tiering = tiering
         self._optimiser: Optimiser | None = None
         # disk-cache keys of kernels whose optimised code (their cache entry) is being made
         self._making: dict[str, OptimisedCode] = {}
@@ -113,9 +118,10 @@ class CpuBackend:
         module.release()
         codegen_ms = (time.perf_counter() - start) * 1e3
         optimised = None
-        if self.tiering == "quick" or config.opt_level == 0:
+        tiering = self.tiering or config.tiering
+        if tiering == "quick" or config.opt_level == 0:
             compiled = jit.compile_quick(text, functions, suffix="")
-        elif self.tiering == "tiered" and estimated_work(kernel) <= QUICK_WORK_LIMIT:
+        elif tiering == "tiered" and estimated_work(kernel) <= QUICK_WORK_LIMIT:
             compiled, optimised = compile_tiered(
                 jit, self.optimiser, text, functions, config.opt_level
             )
@@ -209,6 +215,36 @@ class CpuBackend:
         tasks = [{"function": function} for function in spec.functions[: len(spec.tasks)]]
         return AotArtifacts(files, sorted(spec.layout.root_slots), tasks, {"cpu": part})
 
+    def aot_target(self) -> dict[str, Any]:
+        jit = self.jit
+        return {
+            "triple": jit.triple,
+            "cpu": jit.cpu_name,
+            "features": jit.cpu_features,
+            "native_pool": self.native,
+            "vector_library": str(jit.vector_library),
+        }
+
+    def aot_required_caps(self, files: dict[str, bytes]) -> list[str]:
+        return []  # the target entry says what the object code needs
+
+    def aot_bind(
+        self, entry: dict[str, Any], files: dict[str, bytes], mark: str
+    ) -> dict[str, bytes]:
+        """The kernel's optimised LLVM IR with `mark` added as a constant (defined, so that it
+        stays), and its object code made again from that text, without optimising it."""
+        cpu = entry["cpu"]
+        symbol = f"{cpu['spec']['functions'][0]}_binding"
+        data = mark.encode() + b"\0"
+        text = files[cpu["llvm_ir"]].decode()
+        text += f'\n@"{symbol}" = constant [{len(data)} x i8] c"{mark}\\00", align 1\n'
+        context = llvm.create_context()  # not the engine's: nothing here touches its modules
+        parsed = llvm.parse_assembly(text, context)
+        parsed.verify()
+        obj = self.jit.object_target_machine(3).emit_object(parsed)
+        parsed.close()
+        return {cpu["llvm_ir"]: text.encode(), cpu["object"]: obj}
+
     def prints(self, spec: KernelSpec) -> PrintBuffer | None:
         """The print buffer that kernels of this back end share, made for the first kernel
         that prints (4 MiB)."""
@@ -233,7 +269,7 @@ class CpuBackend:
                 f"native={self.native}",
                 f"grain={self.grain}",
                 f"libmvec={jit.vector_library}",
-                f"quick={self.tiering == 'quick'}",
+                f"quick={self.tiering == 'quick'}",  # the config's tier is in the cache key
                 f"code={CODE_MODEL}/{RELOC_MODEL}",
             )
         )
@@ -260,7 +296,4 @@ def compile_kernel(
 
 
 def llvm_version() -> str:
-    import llvmlite
-    import llvmlite.binding as llvm
-
     return f"llvmlite {llvmlite.__version__}, LLVM {'.'.join(map(str, llvm.llvm_version_info))}"

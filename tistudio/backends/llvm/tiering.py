@@ -19,9 +19,10 @@ compile is cut off mid-call). Results of the two tiers are the same where the ke
 arithmetic is exact; under fast math (Taichi's default) a reduction the vectoriser reorders may
 round differently in the last bits, as it may between Taichi's thread counts.
 
-`TISTUDIO_TIERED=0` in the environment turns tiering off: every kernel is compiled at O3 before
-its first launch, as before; `TISTUDIO_TIERED=quick` keeps kernels on the first tier (tests run
-the same kernels on both tiers this way).
+`CompileConfig.tiering` chooses, set by `ti.init(tiering=...)` or, without it, by
+`TISTUDIO_TIERED` in the environment when `ti.init` runs: "optimised" (`TISTUDIO_TIERED=0`)
+compiles every kernel at O3 before its first launch, as before; "quick" keeps kernels on the
+first tier (tests run the same kernels on both tiers this way).
 """
 
 from __future__ import annotations
@@ -43,13 +44,6 @@ log = logging.getLogger("tistudio")
 # O3 and typically ~10 ns on the quick tier, so a launch at the limit loses about what O3 costs
 # (~40 ms). The estimate counts a `while` as 256 trips, which is mostly pessimistic.
 QUICK_WORK_LIMIT = 1 << 22
-
-
-def tiering_mode() -> str:
-    """How kernels compile, from `TISTUDIO_TIERED`: "tiered" (the default), "optimised" ("0":
-    O3 before the first launch) or "quick" (the first tier only, for testing its code)."""
-    value = os.environ.get("TISTUDIO_TIERED", "1")
-    return {"0": "optimised", "quick": "quick"}.get(value, "tiered")
 
 
 class OptimisedCode:

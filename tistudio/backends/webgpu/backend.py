@@ -104,3 +104,18 @@ class WebGpuBackend:
         nothing here: WGSL has no global symbols."""
         executable = self.compile(kernel, config)
         return aot_artifacts.aot_artifacts(executable, stem, self.device.caps.window_bytes)
+
+    def aot_target(self) -> dict[str, Any]:
+        caps = self.device.caps
+        return {"workgroup_size": caps.workgroup_size, "max_groups": caps.max_groups}
+
+    def aot_required_caps(self, files: dict[str, bytes]) -> list[str]:
+        """The wgpu features the module's WGSL uses."""
+        wgsl = [data.decode() for name, data in files.items() if name.endswith(".wgsl")]
+        return aot_artifacts.required_wgpu_features(wgsl)
+
+    def aot_bind(
+        self, entry: dict[str, Any], files: dict[str, bytes], mark: str
+    ) -> dict[str, bytes]:
+        """Each task's shader with `mark` as its first line (a comment)."""
+        return {t["wgsl"]: f"// {mark}\n".encode() + files[t["wgsl"]] for t in entry["tasks"]}
