@@ -16,13 +16,8 @@ serial row per invocation, neighbours were a whole row apart and the 8192x8192 s
 `benchmarks/gpu` ran at 78 GB/s on an H200 against 2277 GB/s for the same stencil written as a
 struct-for. A division by a constant extent costs a GPU a multiply and a shift.
 
-There the last axis, when its bounds are literals, is also widened to whole groups of four: it
-runs from its begin rounded down to a multiple of 4 over a multiple of 4 elements, and an `if`
-skips the added ones. Then four consecutive loop indices are four neighbouring cells of one row,
-starting at a multiple of 4, which is what the GPU's vec4 loads and stores need
-(`backends/webgpu/vectorize.py`): the 8192x8192 stencil over `ndrange((1, 8191), (1, 8191))`
-iterates 8190 rows of 8192 instead of 8190. Axes shorter than `MIN_PADDED` are left alone, so
-the added elements stay under a tenth.
+There a later pass, `pad_ndrange`, widens the last axis to whole groups of four for the vec4
+loads and stores of `vectorize`.
 """
 
 from __future__ import annotations
@@ -33,15 +28,12 @@ from typing import Any
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
-from tistudio.ir.statements import Assert, BinaryOp, Const, If, LoopIndex, RangeFor, UnaryOp
+from tistudio.ir.statements import Assert, BinaryOp, Const, LoopIndex, RangeFor, UnaryOp
 from tistudio.ir.stmt import Block, Stmt
 from tistudio.ir.types import I32_MAX, i32, i64, u1
 
 MIN_ROWS = 64  # a parallel loop with fewer (constant) rows keeps all axes flattened
 ROW_LOOP_ARCHES = frozenset({"cpu"})  # where a multi-axis ndrange may become row loops
-PAD_ARCHES = frozenset({"gpu"})  # where a flat ndrange's last axis is widened to groups of 4
-PAD = 4
-MIN_PADDED = 64  # elements of the last axis below which it is not widened
 
 
 def lower(lowerer: Any, s: fe.FrontendFor) -> Stmt:
@@ -60,13 +52,7 @@ def lower(lowerer: Any, s: fe.FrontendFor) -> Stmt:
     flat_axes = len(extents)
     if flat_axes > 1 and lowerer.arch in ROW_LOOP_ARCHES and _row_loop_fits(s, extents[:-1]):
         flat_axes -= 1
-    bounds = begins[-1], ends[-1]  # of the last axis, as written
     _check_count(lowerer, s, extents[:flat_axes])
-    padded = _padding(lowerer, s, extents[:flat_axes], *bounds) if flat_axes > 1 else None
-    if padded is not None:
-        first, width = padded
-        begins[-1] = add(Const(first, ret_type=i32), s.loc)
-        extents[-1] = add(Const(width, ret_type=i32), s.loc)
     total = extents[0]
     for ext in extents[1:flat_axes]:
         total = add(BinaryOp(BinaryOpType.mul, total, ext, ret_type=i32), s.loc)
@@ -80,12 +66,6 @@ def lower(lowerer: Any, s: fe.FrontendFor) -> Stmt:
             flat = add(BinaryOp(BinaryOpType.div, flat, extents[k], ret_type=i32), s.loc)
         value = add(BinaryOp(BinaryOpType.add, begins[k], idx, ret_type=i32), s.loc)
         lowerer.loop_vars[id(s.loop_var_exprs[k])] = value
-    if padded is not None:  # skip the elements the widening added
-        last = lowerer.loop_vars[id(s.loop_var_exprs[-1])]
-        above = add(BinaryOp(BinaryOpType.cmp_ge, last, bounds[0], ret_type=u1), s.loc)
-        below = add(BinaryOp(BinaryOpType.cmp_lt, last, bounds[1], ret_type=u1), s.loc)
-        inside = add(BinaryOp(BinaryOpType.bit_and, above, below, ret_type=u1), s.loc)
-        lowerer.out.append(add(If(inside), s.loc).true_block)
     if flat_axes < len(extents):  # the last axis: a serial loop from its begin to its end
         inner = add(RangeFor(begins[-1], ends[-1], serialize=True), s.loc)
         lowerer.out.append(inner.body)
@@ -149,26 +129,6 @@ def _refuse_overflowing_count(lowerer: Any, s: fe.FrontendFor, elements: int) ->
         f"counts ({I32_MAX:,}): {why}; split it into loops of fewer elements",
         s.loc,
     )
-
-
-def _padding(
-    lowerer: Any, s: fe.FrontendFor, flat: list[Stmt], begin: Stmt, end: Stmt
-) -> tuple[int, int] | None:
-    """(first, width) of the widened last axis of the flat loop over `flat`, or None where it
-    stays as written (also where the widened count would not fit in the i32)."""
-    if lowerer.arch not in PAD_ARCHES or not s.parallel:
-        return None
-    if not (isinstance(begin, Const) and isinstance(end, Const)):
-        return None
-    lo, hi = int(begin.value), int(end.value)
-    first = lo - lo % PAD
-    width = -(-(hi - first) // PAD) * PAD
-    if hi - lo < MIN_PADDED or (first, width) == (lo, hi - lo):
-        return None
-    elements = _flat_count(flat)  # flat ends with this axis: no arch pads and has row loops
-    if elements is not None and elements // (hi - lo) * width > I32_MAX:
-        return None
-    return first, width
 
 
 def _row_loop_fits(s: fe.FrontendFor, leading: list[Stmt]) -> bool:

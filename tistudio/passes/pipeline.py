@@ -31,6 +31,7 @@ from tistudio.passes import (
     lower_ast,
     make_thread_local,
     offload,
+    pad_ndrange,
     privatize_fields,
     scalarize,
     type_check,
@@ -40,6 +41,10 @@ from tistudio.passes import (
 from tistudio.passes.context import PassContext
 from tistudio.passes.simplify import SIMPLIFY_PASSES, fixed_point_steps
 
+# Each back end's passes on the loops as lower_ast wrote them, before anything simplifies them
+LOWERING_PASSES: dict[str, tuple[ModuleType, ...]] = {
+    "gpu": (pad_ndrange,),  # a flat ndrange's rows in whole groups of four, for vec4 access
+}
 # Each back end's last passes: they choose how a task's loops meet the hardware and record it
 # in the task's schedule (ir/schedule.py), which the back end's emitter prints. After them the
 # IR does not change: the schedule names its statements.
@@ -147,6 +152,8 @@ def compile_to_final_ir(
         runner.timings = timings
     runner.snapshot("initial IR", "The frontend IR built from the Python AST.", 0.0)
     runner.run(lower_ast, typed=False)
+    for module in LOWERING_PASSES.get(ctx.config.arch, ()):
+        runner.run(module, typed=False)
     runner.run(type_check)
     runner.run(scalarize)
     runner.simplify("simplify I")

@@ -5,7 +5,7 @@ row (`passes/ndrange.py`), which LLVM vectorises. On the GPU that shape gives ea
 row of its own, so neighbouring invocations are a row apart and no load coalesces: the 8192x8192
 stencil of `benchmarks/gpu` ran at 78 GB/s on an H200 against 2277 GB/s for its struct-for
 twin. These tests pin the flat shape on the GPU and the row shape on the CPU, and the GPU's
-last axis widened to whole groups of four, with the added elements skipped.
+last axis widened to whole groups of four, with the added elements skipped (`pad_ndrange`).
 """
 
 from __future__ import annotations
@@ -79,6 +79,43 @@ def test_the_widened_axis_skips_the_cells_it_added(device):
     want[i, j + 3] = i * 100 + j
     np.testing.assert_array_equal(b.to_numpy(), want)
     assert "range_for(0, 532)" in mark.compile_report().passes[-1].ir_text  # 7 rows x 76
+    ti.reset()
+
+
+def test_the_widening_is_a_pass_of_its_own_that_leaves_user_loops_alone(device):
+    """`pad_ndrange` runs after `lower_ast` on the GPU only, shows in the pass records, and
+    widens only what lower_ast wrote for an ndrange: a `range` loop the user splits into rows
+    with `//` and `%` keeps its count."""
+    ti.init(arch=ti.gpu, fallback_to_cpu=False)
+    b = ti.field(ti.i32, shape=(9, 80))
+
+    @ti.kernel
+    def by_hand():
+        for k in range(7 * 73):
+            i, j = k // 73 + 2, k % 73 - 3
+            b[i, j + 3] = i * 100 + j
+
+    @ti.kernel
+    def ndrange():
+        for i, j in ti.ndrange((2, 9), (-3, 70)):
+            b[i, j + 3] = i * 100 + j
+
+    records = {p.name: p for p in ndrange.compile_report().passes}
+    names = list(records)
+    assert names.index("pad_ndrange") == names.index("lower_ast") + 1
+    assert records["pad_ndrange"].changed and "const 76" in records["pad_ndrange"].ir_text
+    by_hand_records = {p.name: p for p in by_hand.compile_report().passes}
+    assert not by_hand_records["pad_ndrange"].changed
+    assert "range_for(0, 511)" in by_hand.compile_report().passes[-1].ir_text  # 7 x 73
+    ti.reset()
+    ti.init(arch=ti.cpu)
+
+    @ti.kernel
+    def on_the_cpu():
+        for i, j in ti.ndrange((2, 9), (-3, 70)):
+            pass
+
+    assert "pad_ndrange" not in [p.name for p in on_the_cpu.compile_report().passes]
     ti.reset()
 
 
