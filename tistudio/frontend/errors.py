@@ -35,6 +35,10 @@ class TaichiNameError(TaichiCompilationError, NameError):
     """A name that is not defined where the kernel uses it."""
 
 
+class TaichiIndexError(TaichiCompilationError, IndexError):
+    """Indices that do not fit what they index (a 2-d ndarray indexed with one index)."""
+
+
 # What to call a Python construct (and what to do instead) when a kernel may not use it.
 CONSTRUCT_HINTS = {
     "ListComp": "list comprehensions; use a ti.static(range(...)) loop or ti.Vector([...])",
