@@ -74,6 +74,7 @@ class FuncsMixin:
         self_ref: bool = False,
     ) -> Any:
         fn = func_obj.__ti_func__
+        args = [*getattr(func_obj, "__ti_bound__", ()), *args]  # a method's instance, `self`
         if fn in self.func_stack or len(self.func_stack) > MAX_INLINE_DEPTH:
             raise TaichiSyntaxError(
                 f"ti.func '{fn.__name__}' calls itself; recursion is not supported in Taichi", loc

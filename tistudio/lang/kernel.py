@@ -24,6 +24,7 @@ from tistudio.frontend.kernel_builder import ParamSpec, build_frontend_ir
 from tistudio.frontend.source import ParsedFunction, parse_function, resolve_annotation
 from tistudio.ir.types import PrimitiveType
 from tistudio.lang import autodiff_mode as ad_mode
+from tistudio.lang import data_oriented as oop
 from tistudio.lang import impl
 from tistudio.lang import kernel_args as args_
 from tistudio.lang.fast_calls import FastHit, fast_hit, fast_key_function, picker
@@ -40,6 +41,10 @@ class Func:
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self._parsed: ParsedFunction | None = None
+        self.takes_self = _takes_self(fn)  # a method of a class: `self` is a template
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
+        return oop.bind_func(self, obj)
 
     def _ti_parsed(self) -> ParsedFunction:
         if self._parsed is None:
@@ -50,6 +55,20 @@ class Func:
         raise TaichiSyntaxError(
             f"ti.func '{self.__name__}' can only be called from a kernel or another ti.func"
         )
+
+
+def self_name(sig: inspect.Signature) -> str | None:
+    """The name of the first parameter, if any."""
+    return next(iter(sig.parameters), None)
+
+
+def _takes_self(fn: Callable[..., Any]) -> bool:
+    """A kernel or func defined in a class body whose first parameter has no annotation: the
+    instance, `self`, passed as a template (Taichi's class kernels and funcs)."""
+    if not oop.defined_in_class(fn):
+        return False
+    params = list(inspect.signature(fn).parameters.values())
+    return bool(params) and params[0].annotation is inspect.Parameter.empty
 
 
 def func(fn: Callable[..., Any]) -> Func:
@@ -136,6 +155,7 @@ class Kernel:
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
         sig = inspect.signature(fn)
+        self.takes_self = _takes_self(fn)  # a method of a class: `self` is a template
         for p in sig.parameters.values():
             if (
                 p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
@@ -145,7 +165,7 @@ class Kernel:
                     f"kernel '{fn.__name__}': parameters must be plain positional parameters "
                     f"without defaults ('{p.name}')"
                 )
-            if p.annotation is p.empty:
+            if p.annotation is p.empty and not (self.takes_self and p.name == self_name(sig)):
                 _spec_of(p.name, p.annotation, fn.__name__)  # raises: every parameter is typed
         self._signature = sig
         self._raw_annotations = [p.annotation for p in sig.parameters.values()]
@@ -161,12 +181,17 @@ class Kernel:
         self._counter = -1
         self.debug: bool | None = None  # debug checks for this kernel alone (%%ti_kernel)
 
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
+        return oop.bind_kernel(self, obj, cls)
+
     # --- signatures --------------------------------------------------------------------------
 
     def _specs(self) -> list[ParamSpec]:
         return [
-            _spec_of(n, resolve_annotation(self.fn, a), self.__name__)
-            for n, a in zip(self._names, self._raw_annotations)
+            ParamSpec(n, "template")  # `self`
+            if i == 0 and self.takes_self
+            else _spec_of(n, resolve_annotation(self.fn, a), self.__name__)
+            for i, (n, a) in enumerate(zip(self._names, self._raw_annotations))
         ]
 
     def _ret_types(self) -> list[PrimitiveType]:

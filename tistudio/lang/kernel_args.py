@@ -171,9 +171,12 @@ def template_key(arg: Any) -> Any:
     hashable value by type and value, a list, tuple, dict or NumPy array by its contents (a list
     is typically built anew for each call), and any other object by identity, kept alive by the
     key. Keying lists by `id` reused the first list's compile for a later list that took its
-    id: `k([5.0, 6.0])` returned what `k([1.0, 2.0])` had."""
+    id: `k([5.0, 6.0])` returned what `k([1.0, 2.0])` had. A `@ti.data_oriented` instance
+    counts by identity even where its class compares by value: its fields are its own."""
     if hasattr(arg, "_ti_place_snode"):
         return ("field", id(arg))
+    if getattr(type(arg), "_data_oriented", False):
+        return ("object", _Identity(arg))
     if isinstance(arg, (list, tuple)):
         return (type(arg).__name__, tuple(template_key(a) for a in arg))
     if isinstance(arg, dict):
