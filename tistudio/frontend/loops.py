@@ -22,6 +22,7 @@ from tistudio.frontend.values import (
     NdRangeValue,
 )
 from tistudio.ir import frontend as fe
+from tistudio.ir.ops import BinaryOpType
 from tistudio.ir.types import I32_MAX, i32
 
 
@@ -70,10 +71,11 @@ class LoopsMixin:
     ) -> Any:
         self.scope.push()
         try:
+            values = _loop_values(loop)
             if grouped:
-                self.scope.bind(names[0], ExprVector(list(loop.loop_var_exprs)))
+                self.scope.bind(names[0], ExprVector(values))
             else:
-                for name, expr in zip(names, loop.loop_var_exprs):
+                for name, expr in zip(names, values):
                     self.scope.bind(name, expr)
             return self.nested_block(body)
         finally:
@@ -120,7 +122,8 @@ class LoopsMixin:
                 loc,
             )
         if self.runtime_nesting > 0:  # an inner loop over a dense field is a serial ndrange
-            return self.ndrange_loop(NdRangeValue([(0, n) for n in shape]), loc)
+            start = snode.index_offsets or (0,) * len(shape)
+            return self.ndrange_loop(NdRangeValue([(b, b + n) for b, n in zip(start, shape)]), loc)
         loop = fe.FrontendFor([], snode=snode, loc=loc)
         loop.loop_var_exprs = [
             fe.LoopVarExpr(loop, k, dtype=i32, loc=loc) for k in range(len(shape))
@@ -182,3 +185,19 @@ class LoopsMixin:
                 self.bind_static_target(t, v, loc)
             return
         raise TaichiSyntaxError("ti.static loop variables must be names", loc)
+
+
+def _loop_values(loop: fe.FrontendFor) -> list[fe.Expr]:
+    """What the loop variables stand for: the loop indices, plus the field's offset in a
+    struct-for over a field with one (its indices start there, Taichi's `index_offsets`)."""
+    offsets = loop.snode.index_offsets if loop.snode is not None else ()
+    if not offsets:
+        return list(loop.loop_var_exprs)
+    return [
+        fe.BinaryOpExpr(
+            BinaryOpType.add, var, fe.ConstExpr(o, dtype=i32, loc=var.loc), dtype=i32, loc=var.loc
+        )
+        if o
+        else var
+        for var, o in zip(loop.loop_var_exprs, offsets)
+    ]

@@ -31,6 +31,9 @@ class SNode:
     adjoint: SNode | None = field(default=None, repr=False)  # place of `x.grad` (autodiff)
     dual: SNode | None = field(default=None, repr=False)  # place of `x.dual` (forward mode)
     checkbit: SNode | None = field(default=None, repr=False)  # global data access rule (debug)
+    # for place: the index of element 0 along each axis (`ti.field(..., offset=(-2, 3))`);
+    # () when every axis starts at 0. Kernels see indices shifted back to start at 0.
+    index_offsets: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         return f"S{self.id}{self.type}<{self.dtype}>" if self.type == "place" else self.ref()
@@ -46,8 +49,15 @@ class SNode:
         self.children.append(child)
         return child
 
-    def place(self, dtype: PrimitiveType, new_id: int, name: str = "") -> SNode:
+    def place(
+        self,
+        dtype: PrimitiveType,
+        new_id: int,
+        name: str = "",
+        index_offsets: tuple[int, ...] = (),
+    ) -> SNode:
         child = SNode(new_id, "place", self, dtype=dtype, tree_id=self.tree_id, name=name)
+        child.index_offsets = tuple(index_offsets)
         self.children.append(child)
         return child
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tistudio.ir import frontend as fe
+from tistudio.ir.ops import BinaryOpType
 from tistudio.ir.snode import SNode
 from tistudio.ir.statements import normalize_value
 from tistudio.ir.types import PrimitiveType, i32
@@ -106,13 +107,21 @@ class Field:
                 f"accessed with {len(indices)} index(es)",
                 loc,
             )
-        return fe.FieldIndexExpr(self._ti_place_snode, indices, dtype=self.dtype, loc=loc)
+        snode = self._ti_place_snode
+        if snode.index_offsets:  # x[i, j] of a field starting at (-2, 3) is element (i+2, j-3)
+            indices = [_shift(e, -o) for e, o in zip(indices, snode.index_offsets)]
+        return fe.FieldIndexExpr(snode, indices, dtype=self.dtype, loc=loc)
 
     # --- properties --------------------------------------------------------------------------
 
     @property
     def shape(self) -> tuple[int, ...]:
         return self._ti_place_snode.shape
+
+    @property
+    def offset(self) -> tuple[int, ...]:
+        """The index of the first element along each axis (`ti.field(..., offset=...)`)."""
+        return domain_start(self._ti_place_snode)
 
     @property
     def snode(self) -> Any:
@@ -213,16 +222,21 @@ class Field:
         return value
 
     def _key(self, key: Any) -> tuple:
+        """The position in the NumPy view of element `key` (which counts from the offset)."""
         if key is None:
             key = ()
         if not isinstance(key, tuple):
             key = (key,)
         if len(key) != len(self.shape):
             raise IndexError(f"field of shape {self.shape} indexed with {len(key)} index(es)")
-        for index, extent in zip(key, self.shape):
-            if not isinstance(index, numbers.Integral) or not 0 <= index < extent:
-                raise IndexError(f"index {key} is out of bounds for a field of shape {self.shape}")
-        return tuple(int(x) for x in key)
+        start = domain_start(self._ti_place_snode)
+        for index, extent, first in zip(key, self.shape, start):
+            if not isinstance(index, numbers.Integral) or not first <= index < first + extent:
+                where = f" and offset {start}" if any(start) else ""
+                raise IndexError(
+                    f"index {key} is out of bounds for a field of shape {self.shape}{where}"
+                )
+        return tuple(int(x) - first for x, first in zip(key, start))
 
     def __getitem__(self, key: Any) -> Any:
         key = self._key(key)
@@ -242,9 +256,66 @@ def _companion(primal: Field, kind: str) -> Field:
     return other
 
 
-def place_companions(fields: list[Field], shape: tuple[int, ...], flags: dict[str, bool]) -> None:
+def domain_start(snode: SNode) -> tuple[int, ...]:
+    """The index of a field's first element along each axis: its offset, or zeros."""
+    return snode.index_offsets or (0,) * len(snode.shape)
+
+
+def _shift(index: fe.Expr, by: int) -> fe.Expr:
+    """`index + by` as an i32 expression. A constant folds; `(i + c) - c` is `i` (two's
+    complement), so a struct-for's index into its own field is the loop index again."""
+    if by == 0:
+        return index
+    if isinstance(index, fe.ConstExpr):
+        return fe.ConstExpr(normalize_value(int(index.value) + by, i32), dtype=i32, loc=index.loc)
+    if (
+        isinstance(index, fe.BinaryOpExpr)
+        and index.op is BinaryOpType.add
+        and isinstance(index.rhs, fe.ConstExpr)
+        and int(index.rhs.value) == -by
+    ):
+        return index.lhs
+    amount = fe.ConstExpr(by, dtype=i32, loc=index.loc)
+    return fe.BinaryOpExpr(BinaryOpType.add, index, amount, dtype=i32, loc=index.loc)
+
+
+def check_offset(shape: Any, offset: Any, no_shape: str) -> tuple[int, ...] | None:
+    """`offset` as a tuple matching `shape`, with the errors (and words) of Taichi's
+    `ti.field`: `no_shape` when there is an offset but no shape, and a length mismatch."""
+    from tistudio.frontend.errors import TaichiSyntaxError
+
+    if offset is None:
+        return None
+    if shape is None:
+        raise TaichiSyntaxError(no_shape)
+    dim = len(as_shape(shape))
+    offset = as_offset(offset)
+    if len(offset) != dim:
+        raise TaichiSyntaxError(
+            f"The dimensionality of shape and offset must be the same ({dim} != {len(offset)})"
+        )
+    return offset
+
+
+def as_offset(offset: Any) -> tuple[int, ...]:
+    """An offset (an int, or a sequence of ints; each may be negative) as a tuple of ints."""
+    if isinstance(offset, numbers.Integral):
+        return (int(offset),)
+    values = tuple(offset)
+    if not all(isinstance(v, numbers.Integral) for v in values):
+        raise TypeError(f"offset must be an int or a tuple of ints, got {offset!r}")
+    return tuple(int(v) for v in values)
+
+
+def place_companions(
+    fields: list[Field],
+    shape: tuple[int, ...],
+    flags: dict[str, bool],
+    offset: tuple[int, ...] | None = None,
+) -> None:
     """Place the `.grad` (`needs_grad`) and `.dual` (`needs_dual`) fields of `fields`, each
-    kind under its own dense SNode of `shape` next to the primal's, as Taichi lays them out."""
+    kind under its own dense SNode of `shape` next to the primal's (with the primal's
+    `offset`), as Taichi lays them out."""
     from tistudio.lang.snode import Axis, root
 
     for kind in ("grad", "dual"):
@@ -258,12 +329,13 @@ def place_companions(fields: list[Field], shape: tuple[int, ...], flags: dict[st
                     f"{dtype} is not supported for field with `needs_grad=True` or "
                     "`needs_dual=True`."
                 )
-            root.dense(Axis(*range(len(shape))), shape).place(*companions)
+            root.dense(Axis(*range(len(shape))), shape).place(*companions, offset=offset)
     if flags.get("needs_grad") and impl.get_program().config.debug:
         for f in fields:  # Taichi's adjoint checkbit, an i32 (GPU atomics have no u8)
             f.checkbit = Field(i32, f"{f._name}.checkbit" if f._name else "", companions=False)
             f.checkbit._primal = (f, "checkbit")
-        root.dense(Axis(*range(len(shape))), shape).place(*[f.checkbit for f in fields])
+        checkbits = [f.checkbit for f in fields]
+        root.dense(Axis(*range(len(shape))), shape).place(*checkbits, offset=offset)
 
 
 def _layout_of(snode: SNode) -> tuple[int, tuple[int, ...]]:
@@ -351,14 +423,23 @@ def field(
     needs_dual: bool = False,
     **_: Any,
 ) -> Field:
-    """`ti.field(dtype, shape)`: a scalar field; without `shape`, place it yourself."""
-    if offset is not None:
-        raise NotImplementedError("ti.field(offset=...) is not supported yet")
+    """`ti.field(dtype, shape)`: a scalar field; without `shape`, place it yourself. A
+    vector or matrix `dtype` (`ti.types.vector(3, ti.f32)`, `ti.math.vec3`) makes a vector
+    or matrix field, as `ti.Vector.field`/`ti.Matrix.field` would."""
+    flags = {"needs_grad": needs_grad, "needs_dual": needs_dual}
+    if hasattr(dtype, "_ti_matrix_type"):
+        from tistudio.lang.matrix_field import matrix_field
+
+        element_shape, element_dtype = dtype._ti_matrix_type
+        return matrix_field(
+            tuple(element_shape), element_dtype or float, shape, name, offset=offset, **flags
+        )
+    offset = check_offset(shape, offset, "shape cannot be None when offset is set")
     f = Field(to_dtype(dtype), name)
     if shape is not None:
         from tistudio.lang.snode import Axis, root
 
         shape = as_shape(shape)
-        root.dense(Axis(*range(len(shape))), shape).place(f)
-        place_companions([f], shape, {"needs_grad": needs_grad, "needs_dual": needs_dual})
+        root.dense(Axis(*range(len(shape))), shape).place(f, offset=offset)
+        place_companions([f], shape, flags, offset)
     return f

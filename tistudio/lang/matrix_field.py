@@ -16,7 +16,7 @@ import numpy as np
 from tistudio.frontend.values import ExprVector
 from tistudio.ir import frontend as fe
 from tistudio.ir.snode import SNode
-from tistudio.lang.field import Field, place_companions
+from tistudio.lang.field import Field, check_offset, place_companions
 from tistudio.lang.matrix import Matrix
 from tistudio.lang.types import as_shape, numpy_dtype, to_dtype
 
@@ -49,6 +49,10 @@ class MatrixField:
     @property
     def shape(self) -> tuple[int, ...]:
         return self.components[0].shape
+
+    @property
+    def offset(self) -> tuple[int, ...]:
+        return self.components[0].offset
 
     @property
     def n(self) -> int:
@@ -160,9 +164,15 @@ def _element_values(value: Any, count: int) -> list[Any]:
 
 
 def matrix_field(
-    element_shape: tuple[int, ...], dtype: Any, shape: Any = None, name: str = "", **flags: Any
+    element_shape: tuple[int, ...],
+    dtype: Any,
+    shape: Any = None,
+    name: str = "",
+    offset: Any = None,
+    **flags: Any,
 ) -> MatrixField:
     """`ti.Vector.field(n, dtype, shape)` / `ti.Matrix.field(n, m, dtype, shape)`."""
+    offset = check_offset(shape, offset, "shape cannot be None when offset is set")
     count = int(np.prod(element_shape))
     components = [Field(to_dtype(dtype), f"{name}[{k}]" if name else "") for k in range(count)]
     field = MatrixField(components, tuple(element_shape), name)
@@ -170,8 +180,8 @@ def matrix_field(
         from tistudio.lang.snode import Axis, root
 
         shape = as_shape(shape)
-        root.dense(Axis(*range(len(shape))), shape).place(*components)
-        place_companions(components, shape, flags)
+        root.dense(Axis(*range(len(shape))), shape).place(*components, offset=offset)
+        place_companions(components, shape, flags, offset)
     return field
 
 

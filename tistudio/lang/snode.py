@@ -50,16 +50,20 @@ class SNodeBuilder:
             parent.dense(axis.axes, tuple(int(s) for s in sizes), program.new_snode_id())
         )
 
-    def place(self, *fields: Any) -> SNodeBuilder:
+    def place(self, *fields: Any, offset: Any = None) -> SNodeBuilder:
+        """Place `fields` in each cell of this node; `offset` is the index of their first
+        element along each axis (Taichi's `place(x, offset=(-2, 3))`)."""
         program = impl.get_program()
         parent = self.ptr
         self._check_open(parent, program)
+        offsets = _place_offsets(parent, offset)
         for f in fields:
             leaves = f._ti_leaves() if hasattr(f, "_ti_leaves") else [f]
             for component in leaves:  # a vector or struct field places each scalar field
-                component._attach(
-                    parent.place(component.dtype, program.new_snode_id(), component._name)
+                snode = parent.place(
+                    component.dtype, program.new_snode_id(), component._name, offsets
                 )
+                component._attach(snode)
         return self
 
     def lazy_grad(self) -> None:
@@ -93,19 +97,35 @@ class SNodeBuilder:
 root = SNodeBuilder(None)
 
 
+def _place_offsets(parent: SNode, offset: Any) -> tuple[int, ...]:
+    """`offset` for fields placed under `parent`: () for none or all zeros, else one int per
+    axis of `parent` (Taichi asserts the count; here it is Taichi's `ti.field` error)."""
+    from tistudio.frontend.errors import TaichiSyntaxError
+    from tistudio.lang.field import as_offset
+
+    if offset is None:
+        return ()
+    offsets = as_offset(offset)
+    if not offsets:
+        return ()
+    dim = len(parent.shape)
+    if len(offsets) != dim:
+        raise TaichiSyntaxError(
+            f"The dimensionality of shape and offset must be the same ({dim} != {len(offsets)})"
+        )
+    return offsets if any(offsets) else ()
+
+
 def lazy_grad(node: SNode) -> None:
     """Place the missing `.grad` of the real fields under `node`, each next to its primal
     (`ti.ad.lazy_grad`)."""
     fields = impl.get_program().fields_by_snode
     for child in [c for c in node.children if c.type != "place"]:
         lazy_grad(child)
-    grads = []
-    for child in node.children:
+    for child in list(node.children):  # each next to its primal, with the primal's offset
         primal = fields.get(child.id) if child.type == "place" else None
         if primal is not None and primal.grad is not None and primal.grad._snode is None:
-            grads.append(primal.grad)
-    if grads:
-        SNodeBuilder(node).place(*grads)
+            SNodeBuilder(node).place(primal.grad, offset=child.index_offsets or None)
 
 
 class SNodeHandle:

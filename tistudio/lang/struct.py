@@ -111,6 +111,10 @@ class StructField:
         return SNodeHandle(self._ti_place_snode)
 
     @property
+    def offset(self) -> tuple[int, ...]:
+        return _leaves(self)[0].offset
+
+    @property
     def keys(self) -> list[str]:
         return list(self._members)
 
@@ -175,9 +179,13 @@ def _member_field(dtype: Any, name: str) -> Any:
 
 
 def struct_field(
-    struct_type: StructType, shape: Any = None, name: str = "", **flags: Any
+    struct_type: StructType, shape: Any = None, name: str = "", offset: Any = None, **flags: Any
 ) -> StructField:
-    """A field of structs; `needs_grad`/`needs_dual` give every member `.grad`/`.dual`."""
+    """A field of structs; `needs_grad`/`needs_dual` give every member `.grad`/`.dual`;
+    `offset` shifts the indices of every member."""
+    from tistudio.lang.field import check_offset, place_companions
+
+    offset = check_offset(shape, offset, "shape cannot be None when offset is being set")
     members = {
         n: _member_field(t, f"{name}.{n}" if name else n) for n, t in struct_type.members.items()
     }
@@ -186,10 +194,8 @@ def struct_field(
         from tistudio.lang.snode import Axis, root
 
         shape = as_shape(shape)
-        root.dense(Axis(*range(len(shape))), shape).place(*_leaves(field))
-        from tistudio.lang.field import place_companions
-
-        place_companions(_leaves(field), shape, flags)
+        root.dense(Axis(*range(len(shape))), shape).place(*_leaves(field), offset=offset)
+        place_companions(_leaves(field), shape, flags, offset)
     return field
 
 

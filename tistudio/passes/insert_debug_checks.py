@@ -60,7 +60,14 @@ def _already_checked(stmt: Stmt) -> bool:
     if not isinstance(before, Assert) or not before.message.startswith(_MESSAGES):
         return False
     guarded = getattr(stmt, "indices", None) or [getattr(stmt, "lhs", None)]
-    return all(any(g is a for a in before.args) for g in guarded)
+    return all(any(g is a or g is _unshifted(a) for a in before.args) for g in guarded)
+
+
+def _unshifted(arg: Stmt) -> Stmt:
+    """A reported index shifted back by its field's offset is the index itself."""
+    if isinstance(arg, BinaryOp) and arg.op is BinaryOpType.add and isinstance(arg.rhs, Const):
+        return arg.lhs
+    return arg
 
 
 def _check_field(ptr: GlobalPtr) -> bool:
@@ -72,8 +79,12 @@ def _check_field(ptr: GlobalPtr) -> bool:
     }
     if not extents:  # every index is a constant inside the shape
         return False
-    message = _ACCESS.format(f"field '{_field_name(ptr)}'", _tuple_text(map(str, shape)))
-    _insert_bounds_check(ptr, extents, message + _tuple_text("%d" for _ in shape), [])
+    geometry = _tuple_text(map(str, shape))
+    offsets = ptr.snode.index_offsets
+    if offsets:  # indices count from 0 here; the user's count from the offset (Taichi's words)
+        geometry += f" offset {_tuple_text(map(str, offsets))}"
+    message = _ACCESS.format(f"field '{_field_name(ptr)}'", geometry)
+    _insert_bounds_check(ptr, extents, message + _tuple_text("%d" for _ in shape), [], offsets)
     return True
 
 
@@ -89,10 +100,14 @@ def _check_ndarray(ptr: ExternalPtr, kernel: Kernel) -> bool:
 
 
 def _insert_bounds_check(
-    ptr: GlobalPtr | ExternalPtr, extents: dict[int, Stmt], message: str, shape_args: list[Stmt]
+    ptr: GlobalPtr | ExternalPtr,
+    extents: dict[int, Stmt],
+    message: str,
+    shape_args: list[Stmt],
+    offsets: tuple[int, ...] = (),
 ) -> None:
     """Before `ptr`: `assert 0 <= index < extent` on each axis in `extents`, as one
-    condition, reporting `shape_args` and then every index."""
+    condition, reporting `shape_args` and then every index (plus its field's offset)."""
     zero = const_of(0, i32)
     new: list[Stmt] = [*extents.values(), zero]
     cond: Stmt | None = None
@@ -107,7 +122,13 @@ def _insert_bounds_check(
             new.append(axis_ok)
         cond = axis_ok
     assert cond is not None
-    new.append(Assert(cond, message, shape_args + list(ptr.indices)))
+    reported = list(ptr.indices)
+    for k, offset in enumerate(offsets):
+        if offset:
+            amount = const_of(offset, i32)
+            reported[k] = BinaryOp(BinaryOpType.add, reported[k], amount, ret_type=i32)
+            new += [amount, reported[k]]
+    new.append(Assert(cond, message, shape_args + reported))
     for stmt in new:
         stmt.loc = ptr.loc
     ptr.insert_before(*new)
