@@ -250,3 +250,43 @@ def test_export_button_writes_a_file(lab, page: Page, artifacts):
     export.locator(".ti-export-button").click()
     expect(status).to_have_attribute("data-status", "error", timeout=30_000)
     expect(status).to_contain_text("must end in .tcm")
+
+
+STENCIL_CELL = """%%ti_kernel --show passes --no-debug --arch gpu
+a = ti.field(ti.f32, shape=(128, 128))
+b = ti.field(ti.f32, shape=(128, 128))
+
+def smooth():
+    for i, j in ti.ndrange((1, 127), (1, 127)):
+        b[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
+
+smooth()
+"""
+
+
+def test_pass_explorer_shows_the_gpus_padding_and_vectorize_passes(lab, page: Page, artifacts):
+    """On the GPU (lavapipe here) a stencil over `ti.ndrange` goes through `pad_ndrange` right
+    after `lower_ast` (its rows widened to 128 cells, from 126) and `vectorize` near the end
+    (vec4 loads and stores): both are named passes in the explorer, with their diffs (#26)."""
+    run_all(page, lab.notebook("stencil.ipynb", [SETUP, STENCIL_CELL]))
+    wait_until_cell_ran(page, 1, 2)
+    explorer = page.locator(".tistudio-passes")
+    expect(explorer).to_have_attribute("data-ready", "1", timeout=60_000)
+    names = explorer.locator(".ti-pass .ti-pass-name")
+    expect(names.nth(2)).to_have_text("pad_ndrange", timeout=30_000)  # after initial IR, lower_ast
+    pad = explorer.locator(".ti-pass", has=page.locator(".ti-pass-name", has_text="pad_ndrange"))
+    pad.click()
+    explorer.locator(".ti-tab[data-tab='diff']").click()
+    expect(
+        explorer.locator(".ti-code.ti-ir .ti-line.add", has_text="const 128").first
+    ).to_be_visible(timeout=30_000)
+    vectorize = explorer.locator(
+        ".ti-pass", has=page.locator(".ti-pass-name", has_text="vectorize")
+    )
+    expect(vectorize).to_have_count(1)
+    vectorize.click()
+    expect(explorer).to_have_attribute("data-tab", "diff")
+    added = explorer.locator(".ti-code.ti-ir .ti-line.add", has_text="vectorize(4")
+    expect(added.first).to_be_visible(timeout=30_000)
+    added.first.scroll_into_view_if_needed()
+    explorer.screenshot(path=artifacts / "pass_explorer_vectorize.png")
