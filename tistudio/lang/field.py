@@ -431,8 +431,10 @@ def field(
         from tistudio.lang.matrix_field import matrix_field
 
         element_shape, element_dtype = dtype._ti_matrix_type
+        if element_dtype is None:  # ti.types.vector(3): Taichi's ti.field has no default
+            raise ValueError("Invalid data type None")
         return matrix_field(
-            tuple(element_shape), element_dtype or float, shape, name, offset=offset, **flags
+            tuple(element_shape), element_dtype, shape, name, offset=offset, **flags
         )
     offset = check_offset(shape, offset, "shape cannot be None when offset is set")
     f = Field(to_dtype(dtype), name)
