@@ -23,8 +23,12 @@ _CONVERSIONS = {-1: "s", ord("s"): "s", ord("r"): "r", ord("a"): "a"}
 
 
 def compile_assert(t: Any, node: ast.Assert) -> None:
-    """Emit a `FrontendAssert` for `node` into transformer `t` when debug mode is on."""
+    """Emit a `FrontendAssert` for `node` into transformer `t` when debug mode is on. Off, a
+    condition that calls something is still compiled for the calls' side effects (a func that
+    writes a field), as Taichi compiles it; only the check is left out."""
     if not t.config.debug:
+        if any(isinstance(sub, ast.Call) for sub in ast.walk(node.test)):
+            t.visit_expr(node.test)
         return
     loc = t.loc(node)
     cond = t.ops.truth(t.visit_expr(node.test), loc)
