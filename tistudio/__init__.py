@@ -15,6 +15,7 @@ import importlib
 from typing import Any
 
 from tistudio.arch import Arch
+from tistudio.arch import Extension as extension
 from tistudio.lang.types import (
     f16,
     f32,
@@ -38,9 +39,14 @@ arm64 = Arch("arm64")
 gpu = Arch("gpu")
 vulkan = Arch("vulkan")
 webgpu = Arch("webgpu")
+# Taichi's arches that no back end here runs: `ti.init` with one falls back to the CPU
 cuda = Arch("cuda")
 metal = Arch("metal")
 opengl = Arch("opengl")
+gles = Arch("gles")
+amdgpu = Arch("amdgpu")
+dx11 = Arch("dx11")
+dx12 = Arch("dx12")
 
 float32, float64, int32, int64 = f32, f64, i32, i64
 uint8, uint16, uint32, uint64 = u8, u16, u32, u64
@@ -49,7 +55,7 @@ int8, int16 = i8, i16
 # module -> the names `ti.<name>` takes from it, imported on first use
 _LAZY_NAMES = {
     "tistudio.frontend.errors": "TaichiAssertionError TaichiCompilationError TaichiNameError "
-    "TaichiRuntimeError TaichiSyntaxError TaichiTypeError",
+    "TaichiRuntimeError TaichiRuntimeTypeError TaichiSyntaxError TaichiTypeError",
     "tistudio.lang.field": "Field field",
     "tistudio.lang.impl": "init reset",
     "tistudio.runtime.sync": "sync",

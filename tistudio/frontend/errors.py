@@ -1,4 +1,5 @@
-"""User-facing compile errors, named as Taichi names them, pointing at the user's line.
+"""User-facing errors, named as Taichi names them (`taichi.lang.exception`, with the same class
+hierarchy), compile errors pointing at the user's line.
 
 A message looks like Taichi's: the file and line, the source line, a caret under the column, and
 what is wrong. These are the user's mistakes; broken compiler invariants raise
@@ -33,6 +34,24 @@ class TaichiTypeError(TaichiCompilationError, TypeError):
 
 class TaichiNameError(TaichiCompilationError, NameError):
     """A name that is not defined where the kernel uses it."""
+
+
+class TaichiRuntimeTypeError(TaichiRuntimeError, TypeError):
+    """A kernel argument or return value that cannot be converted to its declared type."""
+
+    @staticmethod
+    def get(pos: int, needed: object, provided: object) -> TaichiRuntimeTypeError:
+        """The error for argument number `pos`, worded as Taichi words it."""
+        return TaichiRuntimeTypeError(
+            f"Argument {pos} (type={provided}) cannot be converted into required type {needed}"
+        )
+
+    @staticmethod
+    def get_ret(needed: object, provided: object) -> TaichiRuntimeTypeError:
+        """The error for a kernel's return value, worded as Taichi words it."""
+        return TaichiRuntimeTypeError(
+            f"Return (type={provided}) cannot be converted into required type {needed}"
+        )
 
 
 class TaichiIndexError(TaichiCompilationError, IndexError):

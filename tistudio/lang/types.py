@@ -1,5 +1,6 @@
-"""Annotation objects: `ti.template()`, `ti.types.ndarray(...)`, and the dtype names; and
-`as_shape`, how every constructor reads a user's shape."""
+"""Annotation objects: `ti.template()`, `ti.types.ndarray(...)`, the dtype names and Taichi's
+dtype predicates (`ti.types.is_integral`, ...); and `as_shape`, how every constructor reads a
+user's shape."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 from tistudio.ir.types import (
     PRIMITIVE_TYPES,
     PrimitiveType,
+    TensorType,
     f16,
     f32,
     f64,
@@ -83,11 +85,55 @@ def numpy_dtype(dtype: PrimitiveType) -> np.dtype:
     return np.dtype(dtype.numpy_name)
 
 
+def _primitive(dtype: Any, predicate: str) -> PrimitiveType:
+    if isinstance(dtype, PrimitiveType):
+        return dtype
+    raise TypeError(f"{predicate}() takes a Taichi primitive type (ti.i32, ...), got {dtype!r}")
+
+
+def is_integral(dtype: Any) -> bool:
+    """`ti.types.is_integral`: an integer type (`u1` included)."""
+    return _primitive(dtype, "is_integral").is_integral
+
+
+def is_real(dtype: Any) -> bool:
+    """`ti.types.is_real`: a floating-point type."""
+    return _primitive(dtype, "is_real").is_float
+
+
+def is_signed(dtype: Any) -> bool:
+    """`ti.types.is_signed`: a signed integer type. As in Taichi, only integer types have an
+    answer; a float type is an error."""
+    dtype = _primitive(dtype, "is_signed")
+    if not dtype.is_integral:
+        raise TypeError(f"is_signed() takes an integer type, got {dtype}")
+    return dtype.kind == "int"
+
+
+def is_tensor(dtype: Any) -> bool:
+    """`ti.types.is_tensor`: a vector or matrix type rather than a scalar one."""
+    if isinstance(dtype, TensorType) or hasattr(dtype, "_ti_matrix_type"):
+        return True
+    _primitive(dtype, "is_tensor")
+    return False
+
+
 class _TypesNamespace:
-    """`ti.types`: `ndarray`, `template`, `vector`, `matrix`, and the primitive type names."""
+    """`ti.types`: `ndarray`, `template`, `vector`, `matrix`, the primitive type names, Taichi's
+    `primitive_types` lists and the dtype predicates (`is_integral`, ...)."""
 
     ndarray = staticmethod(ndarray)
     template = Template
+    is_integral = staticmethod(is_integral)
+    is_real = staticmethod(is_real)
+    is_signed = staticmethod(is_signed)
+    is_tensor = staticmethod(is_tensor)
+
+    @property
+    def primitive_types(self) -> Any:
+        from tistudio.lang import primitive_types
+
+        return primitive_types
 
     @staticmethod
     def vector(n: int, dtype: Any = None) -> Any:
