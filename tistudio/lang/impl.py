@@ -11,7 +11,7 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from tistudio.arch import ARCHES
+from tistudio.arch import resolve
 from tistudio.ir.config import CompileConfig
 from tistudio.lang.types import to_dtype
 from tistudio.runtime import warm_up
@@ -86,16 +86,15 @@ def init(
     `tiering` (CPU): "tiered" (the default: quick code first, optimised code from a background
     thread), "optimised" or "quick"; without it `TISTUDIO_TIERED` decides (0: optimised)."""
     reset()
-    arch_name = getattr(arch, "name", arch) or "cpu"
-    if arch_name not in ARCHES:
-        raise ValueError(f"unknown arch {arch!r}; use ti.cpu, ti.x64 or ti.gpu")
-    resolved = ARCHES[arch_name]
+    # Taichi's `enable_fallback`; `fallback_to_cpu` is tistudio's older name for it
+    fallback = bool(kwargs.pop("enable_fallback", kwargs.pop("fallback_to_cpu", True)))
+    resolved = resolve(arch, fallback)
     device = None
     if resolved == "gpu":
         # imported for the GPU only: the WebGPU back end's modules cost ~9 ms to import
         from tistudio.runtime.gpu_device import open_gpu
 
-        device = open_gpu(bool(kwargs.pop("fallback_to_cpu", True)))
+        device = open_gpu(fallback)
         resolved = "gpu" if device is not None else "cpu"
     threads = cpu_max_num_threads or len(os.sched_getaffinity(0))
     config = CompileConfig(
