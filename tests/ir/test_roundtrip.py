@@ -16,6 +16,7 @@ SAMPLES = {
     "BinaryOp": "<i32> $1 = add $0 $0",
     "TernaryOp": "<i32> $1 = select($0, $0, $0)",
     "LoopIndex": None,  # inside loops below
+    "Rand": "<u32> $1 = rand()",
     "Alloca": "<*i32> $1 = alloca",
     "LocalLoad": None,
     "LocalStore": None,

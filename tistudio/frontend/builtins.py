@@ -15,6 +15,8 @@ from typing import Any
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.matrix import BoundMatrixMethod
 from tistudio.frontend.operators import is_runtime
+from tistudio.frontend.random import randn as _randn
+from tistudio.frontend.random import random as _random
 from tistudio.frontend.values import (
     ExprVector,
     GroupedValue,
@@ -316,6 +318,8 @@ BUILTINS: dict[str, Builtin] = {
     "atomic_or": _atomic(AtomicOpType.bit_or),
     "atomic_xor": _atomic(AtomicOpType.bit_xor),
     "atomic_mul": _atomic(AtomicOpType.mul),
+    "random": _random,
+    "randn": _randn,
 }
 
 PYTHON_BUILTINS: dict[Any, str] = {

@@ -28,3 +28,4 @@ class CompileConfig:
     # CPU: "tiered" (quick code first, O3 from a background thread), "optimised" (O3 before the
     # first launch) or "quick" (the first tier only); ti.init(tiering=) or TISTUDIO_TIERED
     tiering: str = "tiered"
+    random_seed: int = 0  # ti.init(random_seed=...): the seed of ti.random (ir/random.py)

@@ -180,6 +180,14 @@ class ExternalShapeExpr(Expr):
 
 
 @dataclass(eq=False)
+class RandExpr(Expr):
+    """`ti.random`'s source of bits: a new uniform `u32` each time it is evaluated."""
+
+    def __str__(self) -> str:
+        return "rand()"
+
+
+@dataclass(eq=False)
 class AtomicOpExpr(Expr):
     """`ti.atomic_<op>(dest, val)`; its value is the old content of `dest`."""
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from tistudio.ir import interpreter_ops as ops
+from tistudio.ir import random as rng
 from tistudio.ir import statements as s
 from tistudio.ir.assertions import AssertInfo, TaichiAssertionError, format_failure
 from tistudio.ir.ops import TaskType
@@ -124,7 +125,13 @@ def field_offset(snode: SNode, indices: Sequence[int]) -> int:
 class Interpreter:
     """Runs one kernel's IR on given arguments, SNode tree buffers and ndarrays."""
 
-    def __init__(self, kernel: Kernel, args: Sequence[Any], trees: Sequence[np.ndarray]) -> None:
+    def __init__(
+        self,
+        kernel: Kernel,
+        args: Sequence[Any],
+        trees: Sequence[np.ndarray],
+        random_key: int = 0,
+    ) -> None:
         self.kernel = kernel
         self.args = list(args)
         self.trees = [t.reshape(-1).view(np.uint8) for t in trees]
@@ -132,6 +139,11 @@ class Interpreter:
         self.tls = np.zeros(8, dtype=np.uint8)
         self.values: dict[Stmt, Any] = {}
         self.returned: list[Value] = []
+        # `Rand`: the launch's key, the running task and its key, calls so far per iteration
+        self.random_key = random_key
+        self.task: s.Offloaded | None = None
+        self.task_key = rng.task_key(random_key, 0)
+        self.rand_calls: dict[int, int] = {}
         self.dispatch = {cls: getattr(self, f"run_{cls.__name__}") for cls in s.ALL_STATEMENTS}
 
     def run(self) -> list[Value]:
@@ -178,6 +190,19 @@ class Interpreter:
     def run_LoopIndex(self, stmt: s.LoopIndex) -> Value:
         index = self.values[stmt.loop]
         return index[stmt.index] if isinstance(index, tuple) else index
+
+    def run_Rand(self, stmt: s.Rand) -> Value:
+        """Call number k of iteration i of the running task (k from 0 in each iteration; i is 0
+        in a serial task, or before `offload` made tasks), hashed as `ir/random.py` says."""
+        task, index = self.task, 0
+        if task is not None and task.task_type is not TaskType.serial:
+            index = self.values[task]
+            if isinstance(index, tuple):  # a struct-for's cell: its row-major number
+                assert task.snode is not None
+                index = int(np.ravel_multi_index(index, task.snode.shape))
+        calls = self.rand_calls.get(index, 0)
+        self.rand_calls[index] = calls + 1
+        return rng.draw(rng.stream(self.task_key, index), calls)
 
     def run_MatrixInit(self, stmt: s.MatrixInit) -> Value:
         raise self.fail(stmt, "tensor values must be scalarized before interpreting")
@@ -341,6 +366,8 @@ class Interpreter:
 
     def run_Offloaded(self, stmt: s.Offloaded) -> None:
         self.tls = np.zeros(max(stmt.tls_size, 8), dtype=np.uint8)
+        self.task, self.rand_calls = stmt, {}
+        self.task_key = rng.task_key(self.random_key, self.kernel.body.index(stmt))
         try:
             self.block(stmt.tls_prologue)
             if stmt.task_type is TaskType.serial:
@@ -365,10 +392,13 @@ def _cells(snode: SNode) -> Any:
     return itertools.product(*(range(n) for n in snode.shape))
 
 
-def interpret(kernel: Kernel, args: Sequence[Any], trees: Sequence[np.ndarray]) -> list[Value]:
+def interpret(
+    kernel: Kernel, args: Sequence[Any], trees: Sequence[np.ndarray], random_key: int = 0
+) -> list[Value]:
     """Run `kernel` on `args` (Python scalars for scalar params, NumPy arrays for ndarray params,
     written in place) with the SNode tree buffers `trees` (written in place); return the
-    kernel's return values, each of its declared type."""
+    kernel's return values, each of its declared type. `random_key` is the launch's key for
+    `ti.random` (`ir/random.py`)."""
     with np.errstate(all="ignore"):
-        values = Interpreter(kernel, args, trees).run()
+        values = Interpreter(kernel, args, trees, random_key).run()
     return [ops.normalize(v, t) for v, t in zip(values, kernel.ret_types)]

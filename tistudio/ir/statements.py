@@ -119,6 +119,17 @@ class LoopIndex(Stmt):
     carries_derivative: ClassVar = False
 
 
+@dataclass(eq=False)
+class Rand(Stmt):
+    """A uniform random `u32` (Taichi's RandStmt, made by `ti.random`): the hash of the launch,
+    the task, the loop iteration and a per-iteration call counter (`ir/random.py`). Each call
+    advances the counter, so two are never merged, hoisted or deleted."""
+
+    syntax: ClassVar = "rand()"
+    has_side_effects: ClassVar = True
+    carries_derivative: ClassVar = False  # an integer: no derivative flows through it
+
+
 # --- small vectors and matrices (removed by `scalarize`) ----------------------------------
 
 

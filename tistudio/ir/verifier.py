@@ -27,6 +27,7 @@ from tistudio.ir.statements import (
     MatrixInit,
     Offloaded,
     Print,
+    Rand,
     RangeFor,
     StructFor,
     TernaryOp,
@@ -34,7 +35,7 @@ from tistudio.ir.statements import (
     While,
 )
 from tistudio.ir.stmt import Block, Kernel, Stmt
-from tistudio.ir.types import PointerType, PrimitiveType, TensorType, u1
+from tistudio.ir.types import PointerType, PrimitiveType, TensorType, u1, u32
 
 
 class IRVerifyError(InternalCompilerError):
@@ -154,6 +155,10 @@ class _Verifier:
             self.fail(stmt, "print takes scalar values only")
         elif count_values(stmt.template) != len(stmt.values):
             self.fail(stmt, f"{len(stmt.values)} values for the template {stmt.template!r}")
+
+    def types_Rand(self, stmt: Rand) -> None:
+        if stmt.ret_type != u32:
+            self.fail(stmt, f"rand() gives a u32, not a {stmt.ret_type}")
 
     def pointer_matches(self, stmt: Stmt, ptr: Stmt, value_type: object) -> None:
         t = ptr.ret_type

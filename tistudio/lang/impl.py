@@ -108,6 +108,7 @@ def init(
         approx_math=bool(kwargs.pop("approx_math", False)),
         ad_stack_size=int(kwargs.pop("ad_stack_size", 0)),
         tiering=_tiering(kwargs.pop("tiering", None)),
+        random_seed=int(kwargs.pop("random_seed", 0)),
     )
     program = Program(config)
     program.offline_cache = _offline_cache(offline_cache, offline_cache_file_path, kwargs)

@@ -74,6 +74,8 @@ atomic_and = _builtin("atomic_and")
 atomic_or = _builtin("atomic_or")
 atomic_xor = _builtin("atomic_xor")
 atomic_mul = _builtin("atomic_mul")
+random = _builtin("random")  # uniform in [0, 1), or over an integer type (frontend/random.py)
+randn = _builtin("randn")  # standard normal
 
 
 def _ndrange(*args: Any) -> Any:

@@ -34,6 +34,7 @@ from tistudio.ir.statements import (
     MatrixInit,
     MatrixPtr,
     Print,
+    Rand,
     RangeFor,
     Return,
     StructFor,
@@ -219,6 +220,9 @@ class _Lowerer:
 
     def expr_ExternalShapeExpr(self, e: fe.ExternalShapeExpr) -> Stmt:
         return self.add(ExternalTensorShape(e.arg_id, e.axis, ret_type=i32), e.loc)
+
+    def expr_RandExpr(self, e: fe.RandExpr) -> Stmt:
+        return self.add(Rand(ret_type=e.dtype), e.loc)
 
     def expr_AtomicOpExpr(self, e: fe.AtomicOpExpr) -> Stmt:
         val = self.expr(e.val)

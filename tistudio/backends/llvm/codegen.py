@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.backends.llvm import arith
 from tistudio.backends.llvm import llir as ir
+from tistudio.backends.llvm import random as rand
 from tistudio.backends.llvm.adstack import AdStackEmitter
 from tistudio.backends.llvm.atomics import atomic_rmw
 from tistudio.backends.llvm.context import GTMP_SLOT, ContextLayout
@@ -40,7 +41,7 @@ from tistudio.ir import statements as s
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import BinaryOpType, TaskType
 from tistudio.ir.printer import Printer
-from tistudio.ir.stmt import Block, Kernel, Stmt, pointee
+from tistudio.ir.stmt import Block, Kernel, Stmt, pointee, walk
 from tistudio.ir.types import PointerType, PrimitiveType
 from tistudio.ir.verifier import InternalCompilerError
 
@@ -73,7 +74,7 @@ def build_module(
         if not isinstance(task, s.Offloaded):
             raise InternalCompilerError(f"kernel body holds {type(task).__name__}, not a task")
         name = f"{prefix}_task{index}_{task.task_type.value}"
-        emitter = TaskEmitter(module, task, name, layout, config, names.names)
+        emitter = TaskEmitter(module, task, name, layout, config, names.names, index)
         emitter.vector_math = vector_math
         emitter.build()
         functions.append(name)
@@ -99,8 +100,10 @@ class TaskEmitter(AdStackEmitter):
         layout: ContextLayout,
         config: CompileConfig,
         numbers: dict[Stmt, int],
+        task_number: int = 0,
     ) -> None:
         self.task, self.layout, self.numbers = task, layout, numbers
+        self.task_number = task_number
         self.flags = FLOAT_FLAGS
         self.vector_math: VectorLibrary | None = None
         self.values: dict[Stmt, ir.Value] = {}
@@ -120,6 +123,11 @@ class TaskEmitter(AdStackEmitter):
         self.tls = None
         if task.tls_size:
             self.tls = self._entry_alloca(ir.array_type(I8, task.tls_size), "tls", 16)
+        self.rand_calls: ir.Value | None = None  # `Rand`'s call counter, see random.py
+        self.task_key: ir.Value | None = None  # hashed in the entry block on first use
+        if layout.random_slot >= 0 and any(isinstance(x, s.Rand) for x in walk(task.body)):
+            self.rand_calls = self._entry_alloca(I32, "rand_calls", 4)
+            self.entry.store(ir.Constant(I32, 0), self.rand_calls)
 
     def build(self) -> ir.Function:
         if self.task.task_type is TaskType.range_for:
@@ -216,6 +224,8 @@ class TaskEmitter(AdStackEmitter):
         i = b.phi(counter, name=f"{self.name_of(owner)}_i")
         i.add_incoming(first, preheader)
         self.loop_index[owner] = i
+        if owner is self.task and self.rand_calls is not None:  # each iteration from call 0
+            b.store(ir.Constant(I32, 0), self.rand_calls)
         breakable = not isinstance(owner, s.Offloaded)
         self.loops.append(_Loop(latch, done if breakable else None))
         if isinstance(body, Block):
@@ -343,6 +353,17 @@ class TaskEmitter(AdStackEmitter):
         if stmt.index != 0 or stmt.loop not in self.loop_index:
             raise UnsupportedOnBackend(stmt, BACKEND, "only index 0 of an enclosing range loop")
         self.values[stmt] = self.loop_index[stmt.loop]
+
+    def emit_Rand(self, stmt: s.Rand) -> None:
+        assert self.rand_calls is not None, "a task that draws has a call counter"
+        if self.task_key is None:
+            launch_key = self.ctx_load(self.layout.random_slot, I32)
+            self.task_key = rand.task_key(self.entry, launch_key, self.task_number)
+        b = self.builder
+        calls = b.load(self.rand_calls, typ=I32)
+        b.store(b.add(calls, ir.Constant(I32, 1)), self.rand_calls)
+        index = self.loop_index.get(self.task, ir.Constant(I32, 0))
+        self.values[stmt] = rand.draw(b, self.task_key, index, calls)
 
     # --- local variables ----------------------------------------------------------------------
 

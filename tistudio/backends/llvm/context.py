@@ -13,7 +13,8 @@ changed. Slots, in order:
     next, per parameter    scalar: one slot, the value in the low bytes with the param's dtype
                            (u1 as one byte 0/1); ndarray: one slot with the data address, then
                            `ndim` slots with the extents as i64
-    last, if it prints     address of the back end's print buffer (`backends/print_buffer.py`)
+    next, if it prints     address of the back end's print buffer (`backends/print_buffer.py`)
+    last, if it draws      the launch's `ti.random` key, a u32 (`backends/random_keys.py`)
 
 All values are little-endian, so a 4-byte value sits at byte offset `8 * slot`.
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tistudio.ir.statements import GetRoot, Print
+from tistudio.ir.statements import GetRoot, Print, Rand
 from tistudio.ir.stmt import Kernel
 
 SLOT_BYTES = 8
@@ -49,6 +50,7 @@ class ContextLayout:
     params: tuple[ParamSlots, ...] = ()
     num_slots: int = FIRST_RETURN_SLOT
     print_slot: int = -1  # address of the print buffer, for kernels that print (else -1)
+    random_slot: int = -1  # the launch's random key, for kernels that call ti.random (else -1)
 
     def return_slot(self, index: int) -> int:
         return FIRST_RETURN_SLOT + index
@@ -71,4 +73,9 @@ class ContextLayout:
         print_slot = -1
         if any(isinstance(s, Print) for s in kernel.walk()):
             print_slot, next_slot = next_slot, next_slot + 1
-        return cls(len(kernel.ret_types), root_slots, tuple(params), next_slot, print_slot)
+        random_slot = -1
+        if any(isinstance(s, Rand) for s in kernel.walk()):
+            random_slot, next_slot = next_slot, next_slot + 1
+        return cls(
+            len(kernel.ret_types), root_slots, tuple(params), next_slot, print_slot, random_slot
+        )

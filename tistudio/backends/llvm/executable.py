@@ -37,6 +37,7 @@ from tistudio.backends.llvm.spec import KernelSpec, TaskSpec
 from tistudio.backends.llvm.thread_pool import ThreadPool
 from tistudio.backends.llvm.tiering import OptimisedCode
 from tistudio.backends.print_buffer import PrintBuffer
+from tistudio.backends.random_keys import LaunchKeys
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import TaskType
 from tistudio.ir.stmt import Param
@@ -115,6 +116,9 @@ class CpuExecutable:
                 raise ValueError(f"kernel {self.name!r} prints but has no print buffer")
             self._buffer[layout.print_slot] = prints.address
         self._prints = prints
+        self._keys = None  # `ti.random`'s launch keys, for a kernel that draws
+        if layout.random_slot >= 0:
+            self._keys = LaunchKeys(config.random_seed, spec.name)
         self._state = _LaunchState(self._make_run(compiled.addresses), self._buffer, self._roots)
         self._launchers: dict[tuple[int, ...], LaunchFunction] = {}  # by positions
         self._launch: LaunchFunction | None = None  # `launch`'s, made on its first call
@@ -150,7 +154,12 @@ class CpuExecutable:
         if spec.print_formats:
             assert self._prints is not None
             run = self._prints.wrap(run, spec.print_formats)
+        if self._keys is not None:
+            run = partial(_with_random_key, run, self._keys, self._random_cell())
         return checked(run, self._gtmp, spec)  # debug checks, see debug_checks.py
+
+    def _random_cell(self) -> ctypes.c_uint32:
+        return ctypes.c_uint32.from_buffer(self._buffer, self.layout.random_slot * SLOT_BYTES)
 
     def launch(self, args: Sequence[Any], roots: Sequence[int]) -> tuple:
         """Run the kernel with one argument per parameter and the base address of each SNode
@@ -265,6 +274,12 @@ class _LaunchState:
         # the list grows as later trees materialise, but entries never change: once every tree
         # of this kernel is in it, the same list needs no rewriting
         self.roots_written = roots
+
+
+def _with_random_key(run: Callable[[], None], keys: LaunchKeys, cell: ctypes.c_uint32) -> None:
+    """Give this launch its `ti.random` key (`backends/random_keys.py`), then run it."""
+    cell.value = keys.next()
+    run()
 
 
 def _start_workers(pool: NativeThreadPool, needed: int, run: Callable[[], None]) -> None:

@@ -100,6 +100,7 @@ class KernelSpec:
                 "params": [[p.kind, p.slot, list(p.shape_slots)] for p in layout.params],
                 "num_slots": layout.num_slots,
                 "print_slot": layout.print_slot,
+                "random_slot": layout.random_slot,
             },
             "functions": list(self.functions),
             "has_launcher": self.has_launcher,
@@ -118,6 +119,7 @@ class KernelSpec:
             tuple(ParamSlots(kind, slot, tuple(shape)) for kind, slot, shape in raw["params"]),
             raw["num_slots"],
             raw.get("print_slot", -1),
+            raw.get("random_slot", -1),
         )
         return cls(
             data["name"],

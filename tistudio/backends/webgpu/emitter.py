@@ -459,6 +459,10 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     def emit_Assert(self, stmt: s.Assert) -> None:
         emit_assert(self, stmt)  # debug mode only; see debug_checks.py
 
+    def emit_Rand(self, stmt: s.Rand) -> None:
+        # the launch key has no way into a shader yet (ir/random.py says what it would hash)
+        raise UnsupportedOnBackend(stmt, BACKEND, "ti.random() runs on the CPU only for now")
+
     def emit_Return(self, stmt: s.Return) -> None:
         if self.task.task_type is not TaskType.serial:
             raise UnsupportedOnBackend(stmt, BACKEND, "return from a parallel task")

@@ -161,6 +161,9 @@ class ReverseBlock(MemoryAdjoints):
 
     reverse_StructFor = reverse_While = reverse_Offloaded = refuse
     reverse_Break = reverse_Continue = reverse_Return = refuse
+    # as Taichi's "RandStmt not supported in AutoDiff": the adjoint kernel would draw again
+    # and get other numbers than the forward run did
+    reverse_Rand = refuse
     reverse_MatrixInit = reverse_GetElement = scalarized
 
     def reverse_arithmetic(self, stmt: Stmt) -> None:
