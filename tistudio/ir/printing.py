@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tistudio.ir.statements import Print
-from tistudio.ir.stmt import Kernel, Stmt
+from tistudio.ir.stmt import Kernel, Stmt, kernel_root
 from tistudio.ir.types import PrimitiveType
 
 _SPEC = re.compile(
@@ -216,6 +216,13 @@ def _line_maker(fmt: PrintFormat) -> Callable[[list[int], int], tuple[str, int]]
         return "".join(out), pos
 
     return make
+
+
+def print_id(ids: dict[Stmt, int], stmt: Stmt) -> int:
+    """`stmt`'s format id, from `ids` (an emitter's, filled from its kernel on first use)."""
+    if not ids:
+        ids.update(print_formats(kernel_root(stmt))[1])
+    return ids[stmt]
 
 
 def print_formats(kernel: Kernel) -> tuple[list[PrintFormat], dict[Stmt, int]]:

@@ -111,6 +111,7 @@ class TaskEmitter(AdStackEmitter):
         self.loops: list[_Loop] = []
         self.ctx_cache: dict[tuple[int, str], ir.Value] = {}
         self.assert_numbers: dict[s.Assert, int] = {}  # see ir/assertions.assert_number
+        self.print_ids: dict[Stmt, int] = {}  # see ir/printing.print_id
         params = [PTR, I32, I32] if task.task_type is TaskType.range_for else [PTR]
         self.function = ir.Function(module, ir.FunctionType(VOID, params), name)
         self.function.attributes.append("nounwind")

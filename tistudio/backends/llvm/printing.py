@@ -14,9 +14,8 @@ from typing import Any
 from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm.lltypes import I32, I64, PTR
 from tistudio.backends.print_buffer import CAPACITY, DROPPED, END, HEADER_WORDS
-from tistudio.ir.printing import print_formats
+from tistudio.ir.printing import print_id
 from tistudio.ir.statements import Print
-from tistudio.ir.stmt import kernel_root
 from tistudio.ir.types import PrimitiveType
 
 _ORDERING = "monotonic"
@@ -25,7 +24,7 @@ _ORDERING = "monotonic"
 def emit_print(emitter: Any, stmt: Print) -> None:
     """`TaskEmitter.emit_Print`: reserve a record, then write it, or count it as dropped."""
     b: ir.IRBuilder = emitter.builder
-    words = [ir.Constant(I32, _print_id(emitter, stmt))]
+    words = [ir.Constant(I32, print_id(emitter.print_ids, stmt))]
     for value in stmt.values:
         words.extend(_value_words(b, emitter.values[value], value.ret_type))
     size = ir.Constant(I32, len(words))
@@ -46,14 +45,6 @@ def emit_print(emitter: Any, stmt: Print) -> None:
     b.atomic_rmw("umin", _word(b, base, END), start, _ORDERING)
     b.branch(done)
     b.position_at_end(done)
-
-
-def _print_id(emitter: Any, stmt: Print) -> int:
-    """The statement's format id: its index among the kernel's `Print`s (as in the spec)."""
-    ids = emitter.__dict__.get("print_ids")
-    if ids is None:
-        ids = emitter.print_ids = print_formats(kernel_root(stmt))[1]
-    return ids[stmt]
 
 
 def _word(b: ir.IRBuilder, base: ir.Value, index: ir.Value | int) -> ir.Value:

@@ -95,6 +95,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         self.last_line: tuple[str, int] | None = None
         self.counter = 0
         self.assert_numbers: dict[s.Assert, int] = {}  # see ir/assertions.assert_number
+        self.print_ids: dict[Stmt, int] = {}  # see ir/printing.print_id
         # the lanes of a vec4 loop: loads and stores served by vectors (see vectorize.py)
         self.lane_loads: dict[Stmt, str] = {}
         self.lane_stores: dict[Stmt, str] = {}

@@ -24,9 +24,8 @@ from tistudio.backends.print_buffer import (
     HEADER_WORDS,
     decode_buffer,
 )
-from tistudio.ir.printing import PrintFormat, print_formats, value_words
+from tistudio.ir.printing import PrintFormat, print_id, value_words
 from tistudio.ir.statements import Print
-from tistudio.ir.stmt import kernel_root
 from tistudio.ir.types import PrimitiveType
 
 RESOURCE = "print"
@@ -34,7 +33,7 @@ RESOURCE = "print"
 
 def emit_print(emitter: Any, stmt: Print) -> None:
     """`TaskEmitter.emit_Print`: reserve a record, then write it, or count it as dropped."""
-    words = [f"{_print_id(emitter, stmt)}u"]
+    words = [f"{print_id(emitter.print_ids, stmt)}u"]
     for value in stmt.values:
         dtype = value.ret_type
         emitter.reg(stmt, dtype)  # refuses types the adapter cannot hold, naming the line
@@ -50,13 +49,6 @@ def emit_print(emitter: Any, stmt: Print) -> None:
     emitter.line(f"    atomicAdd(&{buf}[{DROPPED}], 1u);")
     emitter.line(f"    atomicMin(&{buf}[{END}], {start});")
     emitter.line("}")
-
-
-def _print_id(emitter: Any, stmt: Print) -> int:
-    ids = emitter.__dict__.get("print_ids")
-    if ids is None:
-        ids = emitter.print_ids = print_formats(kernel_root(stmt))[1]
-    return ids[stmt]
 
 
 def _words(value: str, dtype: PrimitiveType) -> list[str]:
