@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from tistudio.frontend import loop_returns
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import Scope
@@ -41,6 +42,8 @@ class FuncFrame:
         self.result: list[fe.Identifier] | None = None
         self.result_site: tuple[Block, int] | None = None  # where to declare the result variable
         self.early_return = False
+        self.real = False  # a `ti.real_func` (`lang/real_func.py`)
+        self.returned_flag: fe.Identifier | None = None  # set by a return inside a loop
 
 
 def _returns(body: list[ast.stmt]) -> list[ast.Return]:
@@ -75,6 +78,13 @@ class FuncsMixin:
     ) -> Any:
         fn = func_obj.__ti_func__
         args = [*getattr(func_obj, "__ti_bound__", ()), *args]  # a method's instance, `self`
+        real = getattr(func_obj, "__ti_real__", False)
+        if real and fn in self.func_stack:
+            raise TaichiSyntaxError(
+                f"ti.real_func '{fn.__name__}' calls itself: recursion needs a real function "
+                "call, and tistudio compiles real functions in place (not supported yet)",
+                loc,
+            )
         if fn in self.func_stack or len(self.func_stack) > MAX_INLINE_DEPTH:
             raise TaichiSyntaxError(
                 f"ti.func '{fn.__name__}' calls itself; recursion is not supported in Taichi", loc
@@ -93,6 +103,7 @@ class FuncsMixin:
         self.bind_func_params(fn, scope, arguments, loc)
         ret = resolve_annotation(fn, fn.__annotations__.get("return"))
         frame = FuncFrame(parsed, scope, "func", ret)
+        frame.real = real
         saved = (self.frame, self.loop_kinds)
         self.frame, self.loop_kinds = frame, []
         self.func_stack.append(fn)
@@ -107,7 +118,11 @@ class FuncsMixin:
         annotations = fn.__annotations__
         for name, value in arguments.items():
             ann = resolve_annotation(fn, annotations.get(name))
-            if getattr(ann, "__ti_template__", False):
+            if getattr(ann, "__ti_ref__", None) is not None:  # a real function's ti.ref(dtype)
+                if not isinstance(value, fe.IdExpr):
+                    raise TaichiSyntaxError(f"ti.ref parameter '{name}' takes a variable", loc)
+                scope.bind(name, value.var)
+            elif getattr(ann, "__ti_template__", False):
                 if isinstance(value, fe.IdExpr):
                     value = value.var  # by reference: the caller's variable itself
                 scope.bind(name, value)
@@ -127,11 +142,19 @@ class FuncsMixin:
     def compile_func_body(self, body: list[ast.stmt], frame: FuncFrame) -> None:
         returns = _returns(body)
         in_loop = _returns_in_loops(body)
-        if in_loop is not None:
+        if in_loop is not None and frame.real:  # a flag and a chain of breaks
+            flag = self.new_var(self.config.default_ip, "returned", self.ops.const(0, None), None)
+            frame.scope.bind(loop_returns.FLAG, flag)
+            frame.returned_flag = flag
+            body = loop_returns.with_loop_exits(body)
+        elif in_loop is not None:
             raise TaichiSyntaxError(
                 "'return' inside a loop of a ti.func is not supported", self.loc(in_loop)
             )
-        simple = not returns or (len(returns) == 1 and body[-1] is returns[0])
+        # a real function's body always sits in the one-trip loop: its loops are its own,
+        # serial even where it is called at the kernel's top level
+        last_only = not returns or (len(returns) == 1 and body[-1] is returns[0])
+        simple = last_only and not frame.real
         if simple:
             self.visit_body(body)
             return
@@ -151,6 +174,12 @@ class FuncsMixin:
         frame: FuncFrame = self.frame
         loc = self.loc(node)
         value = self.visit_expr(node.value) if node.value is not None else None
+        if frame.real and value is not None and frame.ret_annotation is None:
+            raise TaichiSyntaxError(
+                "A function with a return value must be annotated with a return type, "
+                "e.g. def func() -> ti.f32",
+                loc,
+            )
         if value is not None:
             values = list(value) if isinstance(value, tuple) else [value]
             if frame.result is None:
@@ -166,6 +195,9 @@ class FuncsMixin:
                     continue
                 target = fe.IdExpr(var, dtype=var.dtype, loc=loc)
                 self.emit(fe.FrontendAssign(target, self.ops.const(v, loc), loc=loc))
+        if frame.returned_flag is not None:
+            flag = fe.IdExpr(frame.returned_flag, dtype=frame.returned_flag.dtype, loc=loc)
+            self.emit(fe.FrontendAssign(flag, self.ops.const(1, loc), loc=loc))
         if frame.early_return:
             self.emit(fe.FrontendBreak(loc=loc))
 
@@ -176,7 +208,12 @@ class FuncsMixin:
                 return self.declare_struct("ret", value, loc)
             block, index = site  # declared before the one-trip loop, initialised to zero
             marker = len(block)
-            svar = self.declare_struct("ret", self.construct_struct(value.type, [], {}, loc), loc)
+            self.blocks.append(block)  # emitted there, then moved to `index`
+            try:
+                zero = self.construct_struct(value.type, [], {}, loc)
+                svar = self.declare_struct("ret", zero, loc)
+            finally:
+                self.blocks.pop()
             moved = block.stmts[marker:]
             del block.stmts[marker:]
             block.insert(index, *moved)
