@@ -127,7 +127,7 @@ class Field:
     def snode(self) -> Any:
         from tistudio.lang.snode import SNodeHandle
 
-        return SNodeHandle(self._ti_place_snode)
+        return SNodeHandle(self._ti_place_snode, self._name)
 
     @property
     def name(self) -> str:
@@ -207,6 +207,8 @@ class Field:
         self._program.after_host_write(self._ti_place_snode, self._view())
 
     def copy_from(self, other: Field) -> None:
+        if not isinstance(other, Field):
+            raise TypeError(f"copy_from: cannot copy from a {type(other).__name__}, only a field")
         self._host_view()[...] = other._host_view()
         self._program.after_host_write(self._ti_place_snode, self._view())
 
@@ -227,11 +229,20 @@ class Field:
             key = ()
         if not isinstance(key, tuple):
             key = (key,)
+        for index in key:  # Taichi's words
+            if not isinstance(index, numbers.Integral):
+                raise TypeError(
+                    f"Detected illegal element of type: {type(index)}. Please be aware that "
+                    "slicing a ti.field is not supported so far."
+                )
         if len(key) != len(self.shape):
-            raise IndexError(f"field of shape {self.shape} indexed with {len(key)} index(es)")
+            raise FieldIndexError(
+                f"Slicing is not supported on ti.field: a field of shape {self.shape} indexed "
+                f"with {len(key)} index(es)"
+            )
         start = domain_start(self._ti_place_snode)
         for index, extent, first in zip(key, self.shape, start):
-            if not isinstance(index, numbers.Integral) or not first <= index < first + extent:
+            if not first <= index < first + extent:
                 where = f" and offset {start}" if any(start) else ""
                 raise IndexError(
                     f"index {key} is out of bounds for a field of shape {self.shape}{where}"
@@ -242,10 +253,18 @@ class Field:
         key = self._key(key)
         return self._host_view(key)[key].item()
 
+    def __iter__(self) -> Any:
+        raise NotImplementedError("Struct for is only available in Taichi scope.")
+
     def __setitem__(self, key: Any, value: Any) -> None:
         key = self._key(key)
         self._host_view(key)[key] = self._python_value(value)
         self._program.after_host_write(self._ti_place_snode, self._view(), key)
+
+
+class FieldIndexError(IndexError, AssertionError):
+    """A Python-scope field access with the wrong number of indices: Taichi asserts the count
+    (an `AssertionError`); an `IndexError` is what Python code expects of a bad index."""
 
 
 def _companion(primal: Field, kind: str) -> Field:

@@ -66,7 +66,7 @@ class MatrixField:
     def snode(self) -> Any:
         from tistudio.lang.snode import SNodeHandle
 
-        return SNodeHandle(self._ti_place_snode)
+        return SNodeHandle(self._ti_place_snode, self._name)
 
     @property
     def name(self) -> str:
@@ -151,6 +151,9 @@ class MatrixField:
     def __setitem__(self, key: Any, value: Any) -> None:
         for c, v in zip(self.components, _element_values(value, len(self.components))):
             c[key] = v
+
+    def __iter__(self) -> Any:
+        raise NotImplementedError("Struct for is only available in Taichi scope.")
 
 
 def _element_values(value: Any, count: int) -> list[Any]:

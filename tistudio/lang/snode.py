@@ -131,12 +131,18 @@ def lazy_grad(node: SNode) -> None:
 class SNodeHandle:
     """`field.snode`: a read-only view of a field's SNode (`.shape`, `.parent()`, `.id`)."""
 
-    def __init__(self, snode: SNode) -> None:
+    def __init__(self, snode: SNode, name: str = "") -> None:
         self.ptr = snode
+        self._field_name = name
 
     @property
     def id(self) -> int:
         return self.ptr.id
+
+    @property
+    def _name(self) -> str:
+        """The name of the field this handle came from (Taichi's `x.snode._name`)."""
+        return self._field_name or self.ptr.name
 
     @property
     def shape(self) -> tuple[int, ...]:
