@@ -227,3 +227,35 @@ def test_taichi_names_resolve_through_the_package() -> None:
     for name in UNAVAILABLE + ["cpu", "x64", "arm64", "gpu", "vulkan", "extension"]:
         assert name in ti.__all__
     assert "TaichiRuntimeTypeError" in ti.__all__
+
+
+def test_get_runtime_reads_and_sets_the_default_types() -> None:
+    from tistudio.lang import impl
+
+    ti.init(arch=ti.cpu, default_fp=ti.f64, offline_cache=False)
+    runtime = impl.get_runtime()
+    assert runtime.default_fp == ti.f64 and runtime.default_ip == ti.i32
+    assert runtime.prog.config().arch == ti.cpu
+    runtime.default_ip = ti.u64
+    assert impl.get_runtime().default_ip == ti.u64
+    x = ti.field(int, shape=2)
+    assert x.dtype == ti.u64
+
+    @ti.kernel
+    def top():
+        for i in x:
+            x[i] = 0xFFFFFFFFFFFFFFFF
+
+    top()
+    assert x.to_numpy().tolist() == [2**64 - 1] * 2
+
+
+def test_get_runtime_materializes_pending_fields() -> None:
+    from tistudio.lang import impl
+
+    ti.init(arch=ti.cpu, offline_cache=False)
+    ti.field(ti.f32, shape=4)
+    program = impl.get_program()
+    assert program.has_pending_fields
+    impl.get_runtime().materialize()
+    assert not program.has_pending_fields and len(program.trees) == 1
