@@ -13,6 +13,7 @@ from typing import Any
 
 from tistudio.arch import resolve
 from tistudio.ir.config import CompileConfig
+from tistudio.lang.runtime_view import RuntimeView
 from tistudio.lang.types import to_dtype
 from tistudio.runtime import warm_up
 from tistudio.runtime.offline_cache import DEFAULT_MAX_BYTES, OfflineCache, default_path
@@ -50,6 +51,11 @@ def current_config() -> CompileConfig:
 def current_cfg() -> CompileConfig:
     """Taichi's name for the active configuration (`ti.lang.impl.current_cfg()`)."""
     return current_config()
+
+
+def get_runtime() -> RuntimeView:
+    """Taichi's `impl.get_runtime()`, as far as its tests use it (`lang/runtime_view.py`)."""
+    return RuntimeView(get_program())
 
 
 _TIERS = ("tiered", "optimised", "quick")
