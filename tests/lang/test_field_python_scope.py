@@ -1,7 +1,8 @@
 """Python-scope misuses of a field raise what Taichi 1.7.4 raises: slicing is a TypeError,
 the wrong number of indices an AssertionError (also an IndexError here), iterating a field
 outside a kernel a NotImplementedError, `copy_from` a non-field a TypeError; and
-`x.snode._name` is the field's name, for scalar and vector fields alike."""
+`x.snode._name` is the field's name, for scalar and vector fields alike; sparse SNodes are
+Taichi's error for a back end without them."""
 
 from __future__ import annotations
 
@@ -58,3 +59,13 @@ def test_snode_name_is_the_field_name() -> None:
     b = ti.field(ti.math.vec3, shape=(2, 3), name="b")
     c = ti.Matrix.field(3, 3, ti.f32, shape=(5, 4), name="c")
     assert (a.snode._name, b.snode._name, c.snode._name) == ("a", "b", "c")
+
+
+def test_sparse_snodes_are_taichis_runtime_error() -> None:
+    ti.init(arch=ti.cpu, offline_cache=False)
+    with pytest.raises(ti.TaichiRuntimeError, match="Pointer SNode is not supported on this"):
+        ti.root.pointer(ti.i, 10)
+    with pytest.raises(ti.TaichiRuntimeError, match="Bitmasked SNode is not supported on this"):
+        ti.root.dense(ti.i, 10).bitmasked(ti.j, 10)
+    with pytest.raises(ti.TaichiRuntimeError, match="Dynamic SNode is not supported on this"):
+        ti.root.dynamic(ti.i, 10)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+from tistudio.frontend.errors import TaichiRuntimeError
 from tistudio.ir.snode import SNode
 from tistudio.lang import impl
 from tistudio.lang.types import as_shape
@@ -72,13 +73,13 @@ class SNodeBuilder:
         lazy_grad(self.ptr)
 
     def pointer(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
-        raise NotImplementedError("ti.root.pointer(): sparse SNodes are not supported yet")
+        raise _unsupported("Pointer", "pointer")
 
     def bitmasked(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
-        raise NotImplementedError("ti.root.bitmasked(): sparse SNodes are not supported yet")
+        raise _unsupported("Bitmasked", "bitmasked")
 
     def dynamic(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
-        raise NotImplementedError("ti.root.dynamic(): dynamic SNodes are not supported yet")
+        raise _unsupported("Dynamic", "dynamic")
 
     @staticmethod
     def _check_open(node: SNode, program: Any) -> None:
@@ -95,6 +96,18 @@ class SNodeBuilder:
 
 
 root = SNodeBuilder(None)
+
+
+class UnsupportedSNodeError(TaichiRuntimeError, NotImplementedError):
+    """A sparse SNode: Taichi's error for a back end without them, and what it is here (a
+    feature tistudio does not have yet)."""
+
+
+def _unsupported(kind: str, method: str) -> Exception:
+    return UnsupportedSNodeError(
+        f"{kind} SNode is not supported on this backend. "
+        f"(ti.root.{method}(): sparse SNodes are not supported by tistudio yet)"
+    )
 
 
 def _place_offsets(parent: SNode, offset: Any) -> tuple[int, ...]:
