@@ -112,7 +112,7 @@ def test_the_widening_is_a_pass_of_its_own_that_leaves_user_loops_alone(device):
 
     @ti.kernel
     def on_the_cpu():
-        for i, j in ti.ndrange((2, 9), (-3, 70)):
+        for _i, _j in ti.ndrange((2, 9), (-3, 70)):
             pass
 
     assert "pad_ndrange" not in [p.name for p in on_the_cpu.compile_report().passes]
