@@ -48,6 +48,7 @@ CASE_MODULES = (
     "cases_snodes",
     "cases_autodiff",
     "cases_f16",
+    "cases_offset",
 )
 
 RTOL_F32 = 1e-6
