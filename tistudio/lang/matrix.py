@@ -79,8 +79,29 @@ class Matrix:
     def __repr__(self) -> str:
         return repr(self._data.tolist())
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Matrix) and np.array_equal(self._data, other._data)
+    def __eq__(self, other: object) -> Any:
+        """Element by element, as in Taichi: a `Matrix` of bools, `.all()` to reduce it."""
+        return self._compare(other, np.equal)
+
+    def __ne__(self, other: object) -> Any:
+        return self._compare(other, np.not_equal)
+
+    def _compare(self, other: Any, fn: Any) -> Any:
+        rhs = np.asarray(other._data if isinstance(other, Matrix) else other)
+        if rhs.dtype == object or rhs.shape not in ((), self._data.shape):
+            return NotImplemented  # not a value of this shape: == is False, != is True
+        return Matrix(fn(self._data, rhs))
+
+    def all(self) -> bool:
+        return bool(self._data.all())
+
+    def any(self) -> bool:
+        return bool(self._data.any())
+
+    def __bool__(self) -> bool:
+        """A comparison's result is true when every element is (Taichi's is always true); any
+        other matrix is true, as a non-empty sequence."""
+        return self.all() if self._data.dtype == bool else True
 
     __hash__ = None  # type: ignore[assignment]
 
