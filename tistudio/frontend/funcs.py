@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from tistudio.frontend import loop_returns
 from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.loop_returns import FLAG, with_loop_exits
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.scope import Scope
 from tistudio.frontend.source import (
@@ -144,9 +144,9 @@ class FuncsMixin:
         in_loop = _returns_in_loops(body)
         if in_loop is not None and frame.real:  # a flag and a chain of breaks
             flag = self.new_var(self.config.default_ip, "returned", self.ops.const(0, None), None)
-            frame.scope.bind(loop_returns.FLAG, flag)
+            frame.scope.bind(FLAG, flag)
             frame.returned_flag = flag
-            body = loop_returns.with_loop_exits(body)
+            body = with_loop_exits(body)
         elif in_loop is not None:
             raise TaichiSyntaxError(
                 "'return' inside a loop of a ti.func is not supported", self.loc(in_loop)
