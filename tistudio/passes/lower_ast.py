@@ -136,7 +136,7 @@ class _Lowerer:
             for var in s.loop_var_exprs:
                 self.add(self.loop_vars[id(var)], s.loc)
         elif s.ranges:
-            loop = self.lower_ndrange(s)
+            loop = ndrange.lower(self, s)  # its loops; one open block per loop on self.out
         else:
             begin, end = self.expr(s.begin), self.expr(s.end)
             loop = self.add(RangeFor(begin, end, serialize=not s.parallel), s.loc)
@@ -147,11 +147,6 @@ class _Lowerer:
         for stmt in s.body:
             self.lower(stmt)
         del self.out[depth:]
-
-    def lower_ndrange(self, s: fe.FrontendFor) -> Stmt:
-        """`for i, j in ndrange(...)`: the loops `passes/ndrange.py` chooses (it leaves one
-        open block per loop on `self.out`)."""
-        return ndrange.lower(self, s)
 
     # --- expressions -----------------------------------------------------------------------
 
