@@ -1,8 +1,9 @@
 """Python-scope misuses of a field raise what Taichi 1.7.4 raises: slicing is a TypeError,
-the wrong number of indices an AssertionError (also an IndexError here), iterating a field
-outside a kernel a NotImplementedError, `copy_from` a non-field a TypeError; and
-`x.snode._name` is the field's name, for scalar and vector fields alike; sparse SNodes are
-Taichi's error for a back end without them."""
+the wrong number of indices an AssertionError and an index out of bounds Taichi's debug-mode
+TaichiAssertionError (both also an IndexError here), iterating a field outside a kernel a
+NotImplementedError, `copy_from` a non-field a TypeError; `x.snode._name` is the field's name,
+for scalar and vector fields alike; sparse SNodes are Taichi's error for a back end without
+them."""
 
 from __future__ import annotations
 
@@ -69,3 +70,13 @@ def test_sparse_snodes_are_taichis_runtime_error() -> None:
         ti.root.dense(ti.i, 10).bitmasked(ti.j, 10)
     with pytest.raises(ti.TaichiRuntimeError, match="Dynamic SNode is not supported on this"):
         ti.root.dynamic(ti.i, 10)
+
+
+def test_out_of_bounds_is_taichis_assertion_error_and_an_index_error() -> None:
+    ti.init(arch=ti.cpu, debug=True, offline_cache=False)
+    x = ti.field(ti.f32, shape=3)
+    for bad in (3, -1):
+        with pytest.raises(ti.TaichiAssertionError, match="out of bounds"):
+            x[bad] = 10.0
+        with pytest.raises(IndexError, match="out of bounds"):
+            x[bad]

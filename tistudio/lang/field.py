@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tistudio.ir import frontend as fe
+from tistudio.ir.assertions import TaichiAssertionError
 from tistudio.ir.ops import BinaryOpType
 from tistudio.ir.snode import SNode
 from tistudio.ir.statements import normalize_value
@@ -244,7 +245,7 @@ class Field:
         for index, extent, first in zip(key, self.shape, start):
             if not first <= index < first + extent:
                 where = f" and offset {start}" if any(start) else ""
-                raise IndexError(
+                raise FieldBoundsError(
                     f"index {key} is out of bounds for a field of shape {self.shape}{where}"
                 )
         return tuple(int(x) - first for x, first in zip(key, start))
@@ -265,6 +266,11 @@ class Field:
 class FieldIndexError(IndexError, AssertionError):
     """A Python-scope field access with the wrong number of indices: Taichi asserts the count
     (an `AssertionError`); an `IndexError` is what Python code expects of a bad index."""
+
+
+class FieldBoundsError(TaichiAssertionError, IndexError):
+    """A Python-scope field access out of bounds: what Taichi's debug-mode check raises (a
+    `TaichiAssertionError`), and an `IndexError`, as Python code expects of a bad index."""
 
 
 def _companion(primal: Field, kind: str) -> Field:
