@@ -56,6 +56,7 @@ int8, int16 = i8, i16
 _LAZY_NAMES = {
     "tistudio.frontend.errors": "TaichiAssertionError TaichiCompilationError TaichiNameError "
     "TaichiRuntimeError TaichiRuntimeTypeError TaichiSyntaxError TaichiTypeError",
+    "tistudio.lang.data_oriented": "data_oriented",
     "tistudio.lang.field": "Field field",
     "tistudio.lang.impl": "init reset",
     "tistudio.runtime.sync": "sync",
@@ -65,8 +66,9 @@ _LAZY_NAMES = {
     "tistudio.lang.ndarray": "Ndarray ndarray",
     "tistudio.lang.ops": "abs acos asin atan2 atomic_add atomic_and atomic_max atomic_min "
     "atomic_mul atomic_or atomic_sub atomic_xor bit_cast bit_shr cast ceil cos exp floor grouped "
-    "log loop_config max min ndrange pow raw_div raw_mod round rsqrt select sin sqrt static "
-    "static_assert static_print tan tanh",
+    "log loop_config max min ndrange pow randn random raw_div raw_mod round rsqrt select sin sqrt "
+    "static static_assert static_print tan tanh",
+    "tistudio.lang.real_func": "real_func ref",
     "tistudio.lang.snode": "axes i ij ijk ijkl ik j jk k l root",
     "tistudio.lang.struct": "Struct StructField dataclass",
     "tistudio.lang.types": "template types",

@@ -259,3 +259,12 @@ def test_get_runtime_materializes_pending_fields() -> None:
     assert program.has_pending_fields
     impl.get_runtime().materialize()
     assert not program.has_pending_fields and len(program.trees) == 1
+
+
+def test_language_names_of_other_modules_are_exported() -> None:
+    from tistudio.lang import data_oriented, ops, real_func
+
+    assert ti.real_func is real_func.real_func and ti.ref is real_func.ref
+    assert ti.data_oriented is data_oriented.data_oriented
+    assert ti.random is ops.random and ti.randn is ops.randn
+    assert {"real_func", "ref", "data_oriented", "random", "randn"} <= set(ti.__all__)
