@@ -127,3 +127,44 @@ def test_numpy_round_trip_of_matrix_ndarray() -> None:
     assert np.array_equal(m.to_numpy(), data)
     with pytest.raises(ValueError, match=r"Mismatch shape: \(4, 2, 3\) expected"):
         m.from_numpy(data[:3])
+
+
+def test_element_type_mismatch_names_both_types() -> None:
+    @ti.kernel
+    def wants_vec2(a: ti.types.ndarray(dtype=ti.types.vector(2, ti.i32))):
+        pass
+
+    @ti.kernel
+    def wants_mat22(a: ti.types.ndarray(dtype=ti.types.matrix(2, 2, ti.i32))):
+        pass
+
+    required = r"Invalid value for argument a - required element type: "
+    with pytest.raises(ValueError, match=required + r"VectorType\[2, i32\], but .* is provided"):
+        wants_vec2(ti.Matrix.ndarray(2, 1, ti.i32, shape=(4, 7)))
+    # (4, 2) vectors end with axes (2, 2), but their elements are not 2x2 matrices
+    with pytest.raises(ValueError, match=required + r"MatrixType\[2,2, i32\], but \[Tensor \(2\)"):
+        wants_mat22(ti.Vector.ndarray(2, ti.i32, shape=(4, 2)))
+
+
+def test_scalar_parameter_refuses_vector_elements() -> None:
+    @ti.kernel
+    def wants_f32(arr: ti.types.ndarray(dtype=ti.f32)):
+        for i in ti.grouped(arr):
+            arr[i] = 2.0
+
+    with pytest.raises(TypeError, match=r"Expect element type f32 .* get \[Tensor \(3\) i32\]"):
+        wants_f32(ti.ndarray(ti.types.vector(3, ti.i32), shape=(12, 4)))
+    with pytest.raises(TypeError, match=r"but get \[Tensor \(3\) f32\]"):
+        wants_f32(ti.Vector.ndarray(3, ti.f32, 4))
+    with pytest.raises(ValueError, match=r"Expect element type f32 for argument arr, but get i32"):
+        wants_f32(ti.ndarray(ti.i32, 4))
+
+
+def test_ndim_mismatch_in_taichi_words() -> None:
+    @ti.kernel
+    def wants_1d(arr: ti.types.ndarray(ndim=1)):
+        pass
+
+    message = r"required ndim=1, but 2d ndarray with shape \(12, 13\) is provided"
+    with pytest.raises(ValueError, match=message):
+        wants_1d(ti.ndarray(ti.f32, shape=(12, 13)))

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 
 
 def as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
+    """The NumPy storage behind an ndarray argument, checked against its annotation. The
+    messages carry Taichi's words too ("Invalid value for argument a - required ndim=1, ..."),
+    which Taichi programs' tests look for."""
+    container = arg
     arg = getattr(arg, "_ti_numpy_storage", arg)  # a ti.ndarray container
     if not isinstance(arg, np.ndarray):
         hint = ""
@@ -28,23 +32,69 @@ def as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
             "ti.ndarray, a PyTorch tensor or a DLPack producer (ti.types.ndarray), "
             f"got {type(arg).__name__}{hint}"
         )
+    _check_element_shape(arg, container, spec, kernel_name)
     element_shape = spec.element_shape
-    if element_shape and tuple(arg.shape[arg.ndim - len(element_shape) :]) != element_shape:
-        raise ValueError(
-            f"kernel '{kernel_name}': argument '{spec.name}' must end with axes "
-            f"{element_shape} (its vector/matrix elements), got shape {arg.shape}"
-        )
     if spec.ndim and arg.ndim - len(element_shape) != spec.ndim:
+        ndim = arg.ndim - len(getattr(container, "element_shape", element_shape))
         raise ValueError(
             f"kernel '{kernel_name}': argument '{spec.name}' must have "
-            f"{spec.ndim} dimension(s), got {arg.ndim}"
+            f"{spec.ndim} dimension(s), got {arg.ndim}: Invalid value for argument "
+            f"{spec.name} - required ndim={spec.ndim}, but {ndim}d ndarray with shape "
+            f"{arg.shape[:ndim]} is provided"
         )
-    if spec.dtype is not None and to_dtype(arg.dtype) != spec.dtype:
-        raise ValueError(
-            f"kernel '{kernel_name}': argument '{spec.name}' must have dtype "
-            f"{spec.dtype}, got {arg.dtype}"
-        )
+    _check_dtype(arg, container, spec, kernel_name)
     return arg
+
+
+class ElementTypeError(TypeError, ValueError):
+    """An ndarray argument of the wrong element type: Taichi raises a TypeError, tistudio
+    raised a ValueError before, and both kinds of handler catch it."""
+
+
+def _element_text(arg: np.ndarray, container: Any) -> str:
+    """What a kernel was given, in Taichi's words: `i32` or `[Tensor (3) i32]`."""
+    dtype = to_dtype(arg.dtype)
+    element_shape = tuple(getattr(container, "element_shape", ()))
+    if not element_shape:
+        return str(dtype)
+    return f"[Tensor ({', '.join(map(str, element_shape))}) {dtype}]"
+
+
+def _check_element_shape(
+    arg: np.ndarray, container: Any, spec: ParamSpec, kernel_name: str
+) -> None:
+    want = spec.element_shape
+    if not want:
+        return
+    given = getattr(container, "element_shape", None)  # a ti.ndarray knows its elements
+    if given is None:
+        fits = tuple(arg.shape[arg.ndim - len(want) :]) == want
+    else:
+        fits = tuple(given) == want
+    if fits:
+        return
+    kind = "VectorType[{}" if len(want) == 1 else "MatrixType[{}"
+    required = kind.format(",".join(map(str, want))) + f", {spec.dtype}]"
+    provided = _element_text(arg, container) if given else f"an array of shape {arg.shape}"
+    raise ValueError(
+        f"kernel '{kernel_name}': argument '{spec.name}' must end with axes {want} (its "
+        f"vector/matrix elements), got shape {arg.shape}: Invalid value for argument "
+        f"{spec.name} - required element type: {required}, but {provided} is provided"
+    )
+
+
+def _check_dtype(arg: np.ndarray, container: Any, spec: ParamSpec, kernel_name: str) -> None:
+    if spec.dtype is None:
+        return
+    vector_for_scalar = not spec.element_shape and getattr(container, "element_shape", ())
+    if to_dtype(arg.dtype) == spec.dtype and not vector_for_scalar:
+        return
+    got = f"elements of shape {vector_for_scalar}" if vector_for_scalar else arg.dtype
+    raise ElementTypeError(
+        f"kernel '{kernel_name}': argument '{spec.name}' must have dtype {spec.dtype}, got "
+        f"{got}: Expect element type {spec.dtype} for argument {spec.name}, but get "
+        f"{_element_text(arg, container)}"
+    )
 
 
 def flatten_args(args: tuple, specs: list[ParamSpec], positions: tuple[int, ...]) -> list[Any]:
