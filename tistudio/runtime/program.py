@@ -55,6 +55,7 @@ class Program:
         self.pending: SNode | None = None
         self.discarded_roots: set[int] = set()  # ids of roots whose memory was not allocated
         self.kernel_counter = 0
+        self.num_compiled = 0  # kernel instances compiled (or loaded from the disk cache)
         self._backend: Backend | None = None
         self.offline_cache: OfflineCache | None = None  # set by ti.init
         self.gpu: GpuMemory | None = None  # the GPU's copy of the trees, on the GPU
@@ -167,6 +168,7 @@ class Program:
         # imported here: ~100 ms that `warm_up` spends on its own thread during `ti.init`
         from tistudio.passes.pipeline import compile_to_final_ir
 
+        self.num_compiled += 1
         config = self.config_for(debug)
         bypass = record or echo is not None or config.debug
         found = offline_cache.lookup(self, kernel, source, bypass=bypass)
