@@ -268,3 +268,25 @@ def test_language_names_of_other_modules_are_exported() -> None:
     assert ti.data_oriented is data_oriented.data_oriented
     assert ti.random is ops.random and ti.randn is ops.randn
     assert {"real_func", "ref", "data_oriented", "random", "randn"} <= set(ti.__all__)
+
+
+def test_get_runtime_counts_kernel_instances_not_calls() -> None:
+    from tistudio.lang import impl
+
+    ti.init(arch=ti.cpu, offline_cache=False)
+    a = ti.field(ti.f32, shape=3)
+    b = ti.field(ti.f32, shape=3)
+
+    @ti.kernel
+    def fill(x: ti.template(), arr: ti.types.ndarray(), v: ti.f32):
+        for i in x:
+            x[i] = v + arr[i]
+
+    runtime = impl.get_runtime()
+    assert runtime.get_num_compiled_functions() == 0
+    fill(a, np.zeros(3, np.float32), 1.0)
+    fill(a, np.zeros(5, np.float32), 2.0)  # another shape, same instance
+    assert runtime.get_num_compiled_functions() == 1
+    fill(b, np.zeros(3, np.float32), 1.0)  # another field: a new instance
+    assert runtime.get_num_compiled_functions() == 2
+    assert a.to_numpy().tolist() == [2.0] * 3

@@ -3,8 +3,9 @@ tests and programs read or set, over tistudio's current `Program`.
 
 Taichi's runtime object is internal and large; tistudio reproduces what its tests use to read
 the configuration (`default_fp`, `default_ip`, `prog.config().arch`), change the default types
-(`get_runtime().default_ip = ti.u64`) and allocate pending fields (`materialize()`). Anything
-else is an AttributeError, not a stand-in.
+(`get_runtime().default_ip = ti.u64`), count compiled kernels (`get_num_compiled_functions()`)
+and allocate pending fields (`materialize()`). Anything else is an AttributeError, not a
+stand-in.
 """
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ class RuntimeView:
     @default_ip.setter
     def default_ip(self, dtype: Any) -> None:
         self._program.config = replace(self._program.config, default_ip=to_dtype(dtype))
+
+    def get_num_compiled_functions(self) -> int:
+        """How many kernel instances the program has compiled: one per kernel and template
+        key (a new field, dtype or ndarray rank), not per call."""
+        return self._program.num_compiled
 
     def materialize(self) -> None:
         """Allocate the fields declared since the last allocation (Taichi does it before a
