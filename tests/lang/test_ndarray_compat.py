@@ -168,3 +168,16 @@ def test_ndim_mismatch_in_taichi_words() -> None:
     message = r"required ndim=1, but 2d ndarray with shape \(12, 13\) is provided"
     with pytest.raises(ValueError, match=message):
         wants_1d(ti.ndarray(ti.f32, shape=(12, 13)))
+
+
+@pytest.mark.parametrize("literal", [[1, 2], [7]], ids=["two", "one"])
+def test_list_of_another_size_is_not_stored(literal) -> None:
+    @ti.kernel
+    def store(arr: ti.types.ndarray(dtype=ti.types.vector(3, ti.i32))):
+        for i in ti.grouped(arr):
+            arr[i] = ti.static(literal)
+
+    size = len(literal)
+    message = rf"cannot assign '\[Tensor \({size}\) i32\]' to '\[Tensor \(3\) i32\]'"
+    with pytest.raises(ti.TaichiTypeError, match=message):
+        store(ti.ndarray(ti.types.vector(3, ti.i32), shape=(2, 4)))

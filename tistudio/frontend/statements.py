@@ -151,6 +151,7 @@ class StatementsMixin:
             self.store_struct(lhs, value, loc)
         elif isinstance(lhs, ExprVector):
             if isinstance(value, (list, tuple)):  # x[i] = [0, 0]: a vector literal
+                self.check_literal_fits(value, lhs, loc)
                 value = self.construct_matrix_type(_Shape(lhs.shape), [value], loc)
             elif not isinstance(value, ExprVector):
                 value = ExprVector([value] * len(lhs.elements), lhs.shape)
@@ -166,6 +167,22 @@ class StatementsMixin:
             self.write_picked(lhs, lambda element: self.store(element, value, loc), loc)
         else:
             raise TaichiSyntaxError("cannot assign to this expression in a kernel", loc)
+
+    def check_literal_fits(self, value: list | tuple, lhs: ExprVector, loc: Any) -> None:
+        """A list literal stored into a vector of another size: Taichi's TaichiTypeError,
+        "cannot assign '[Tensor (2) i32]' to '[Tensor (3) i32]'"."""
+        shape = _literal_shape(value)
+        if _count(shape) == len(lhs.elements):
+            return
+        first = value
+        while isinstance(first, (list, tuple)):
+            first = first[0]
+        have = self.ops.const(first, loc) if not isinstance(first, fe.Expr) else first
+        raise TaichiTypeError(
+            f"cannot assign '{_tensor(shape, have.dtype)}' to "
+            f"'{_tensor(lhs.shape, getattr(lhs.elements[0], 'dtype', have.dtype))}'",
+            loc,
+        )
 
     def assign_name(self, name: str, value: Any, loc: Any) -> None:
         current = self.scope.lookup_local(name)
@@ -364,3 +381,21 @@ def _is_global_vector(value: Any) -> bool:
 
 def _has_runtime_key(index: Any) -> bool:
     return any(is_runtime(k) for k in (index if isinstance(index, tuple) else (index,)))
+
+
+def _literal_shape(value: Any) -> tuple[int, ...]:
+    """The shape of a (nested) list literal: `[1, 2]` is (2,), `[[1, 2], [3, 4]]` is (2, 2)."""
+    if isinstance(value, (list, tuple)) and value:
+        return (len(value),) + _literal_shape(value[0])
+    return ()
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    count = 1
+    for size in shape:
+        count *= size
+    return count
+
+
+def _tensor(shape: tuple[int, ...], dtype: Any) -> str:
+    return f"[Tensor ({', '.join(map(str, shape))}) {dtype}]"
