@@ -181,3 +181,15 @@ def test_list_of_another_size_is_not_stored(literal) -> None:
     message = rf"cannot assign '\[Tensor \({size}\) i32\]' to '\[Tensor \(3\) i32\]'"
     with pytest.raises(ti.TaichiTypeError, match=message):
         store(ti.ndarray(ti.types.vector(3, ti.i32), shape=(2, 4)))
+
+
+def test_ndim_without_element_type_counts_a_containers_own_elements() -> None:
+    @ti.kernel
+    def first_to_100(x: ti.types.ndarray(ndim=1)):
+        x[0] = [100, 100, 100]
+
+    arr = ti.ndarray(ti.math.vec3, shape=4)
+    first_to_100(arr)
+    assert arr[0].to_list() == [100.0, 100.0, 100.0]
+    with pytest.raises(ValueError, match=r"required ndim=1, but 2d ndarray with shape \(4, 2\)"):
+        first_to_100(ti.ndarray(ti.math.vec3, shape=(4, 2)))

@@ -33,9 +33,10 @@ def as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
             f"got {type(arg).__name__}{hint}"
         )
     _check_element_shape(arg, container, spec, kernel_name)
-    element_shape = spec.element_shape
+    # an annotation without an element type takes a ti.ndarray's own elements
+    element_shape = spec.element_shape or tuple(getattr(container, "element_shape", ()))
     if spec.ndim and arg.ndim - len(element_shape) != spec.ndim:
-        ndim = arg.ndim - len(getattr(container, "element_shape", element_shape))
+        ndim = arg.ndim - len(element_shape)
         raise ValueError(
             f"kernel '{kernel_name}': argument '{spec.name}' must have "
             f"{spec.ndim} dimension(s), got {arg.ndim}: Invalid value for argument "
