@@ -63,7 +63,7 @@ _LAZY_NAMES = {
     "tistudio.lang.kernel": "func kernel",
     "tistudio.lang.matrix": "Matrix Vector",
     "tistudio.lang.matrix_field": "MatrixField",
-    "tistudio.lang.ndarray": "Ndarray ndarray",
+    "tistudio.lang.ndarray": "MatrixNdarray Ndarray ScalarNdarray VectorNdarray ndarray",
     "tistudio.lang.ops": "abs acos asin atan2 atomic_add atomic_and atomic_max atomic_min "
     "atomic_mul atomic_or atomic_sub atomic_xor bit_cast bit_shr cast ceil cos exp floor grouped "
     "log loop_config max min ndrange pow randn random raw_div raw_mod round rsqrt select sin sqrt "

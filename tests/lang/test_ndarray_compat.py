@@ -193,3 +193,12 @@ def test_ndim_without_element_type_counts_a_containers_own_elements() -> None:
     assert arr[0].to_list() == [100.0, 100.0, 100.0]
     with pytest.raises(ValueError, match=r"required ndim=1, but 2d ndarray with shape \(4, 2\)"):
         first_to_100(ti.ndarray(ti.math.vec3, shape=(4, 2)))
+
+
+def test_the_container_classes_are_ti_names() -> None:
+    """Taichi's programs test `isinstance(a, ti.VectorNdarray)`: the classes are `ti.` names."""
+    assert (ti.ScalarNdarray, ti.VectorNdarray, ti.MatrixNdarray) == (
+        ScalarNdarray,
+        VectorNdarray,
+        MatrixNdarray,
+    )
