@@ -176,3 +176,28 @@ def test_atomics_on_a_vector_element_at_a_run_time_index(arch) -> None:  # noqa:
     assert [local(k) for k in range(3)] == [106, 207, 308]
     field(24)
     assert f.to_numpy().tolist() == [[12, 16, 20], [21, 13, 17], [18, 22, 14], [15, 19, 23]]
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_pythons_all_and_any_reduce_a_vector_in_a_kernel(debug: bool) -> None:
+    """`all(v == w)` and `any(...)` in a kernel, as in Taichi 1.7.4 (which gives 111 and 10
+    for this kernel): the elements' truth reduced, like `.all()`. An `assert all(...)` compiles
+    with debug off too (its condition is compiled there since a364e05) and checks with it on."""
+    ti.init(arch=ti.cpu, debug=debug, offline_cache=False)
+
+    @ti.kernel
+    def k(a: ti.i32) -> ti.i32:
+        v = ti.Vector([a, 2, 3])
+        w = ti.Vector([1, 2, 3])
+        r = 0
+        if all(v == w):
+            r += 1
+        if any(v == w):
+            r += 10
+        if (v == w).all():
+            r += 100
+        assert all(v == w) or a != 1
+        return r
+
+    assert (k(1), k(5)) == (111, 10)
+    ti.reset()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError
-from tistudio.frontend.matrix import BoundMatrixMethod
+from tistudio.frontend.matrix import BoundMatrixMethod, all_, any_
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.random import randn as _randn
 from tistudio.frontend.random import random as _random
@@ -173,6 +173,20 @@ def _abs(t: Any, loc: Any, value: Any) -> Any:
     return py.abs(value) if not is_runtime(value) else t.ops.unary(UnaryOpType.abs, value, loc)
 
 
+def _truth_of_all(reduce: Callable[..., Any], python: Callable[[Any], bool]) -> Builtin:
+    """Python's `all`/`any` in a kernel, as Taichi's: of a vector or matrix, its elements'
+    truth reduced (`v.all()`); of a run-time scalar, its truth; of Python values, Python's."""
+
+    def call(t: Any, loc: Any, value: Any) -> Any:
+        if isinstance(value, ExprVector):
+            return reduce(t, value, loc)
+        if is_runtime(value):
+            return t.ops.truth(value, loc)
+        return python(value)
+
+    return call
+
+
 def _static_print(t: Any, loc: Any, *args: Any, **kwargs: Any) -> None:
     print(*args, **kwargs)
 
@@ -288,6 +302,8 @@ BUILTINS: dict[str, Builtin] = {
     "int": _py_int,
     "float": _py_float,
     "abs": _abs,
+    "all": _truth_of_all(all_, py.all),
+    "any": _truth_of_all(any_, py.any),
     "static_print": _static_print,
     "static_assert": _static_assert,
     "pow": _pow,
@@ -327,6 +343,8 @@ PYTHON_BUILTINS: dict[Any, str] = {
     py.int: "int",
     py.float: "float",
     py.abs: "abs",
+    py.all: "all",
+    py.any: "any",
     py.max: "max",
     py.min: "min",
     pow: "pow",
