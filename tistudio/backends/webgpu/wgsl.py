@@ -487,7 +487,7 @@ def _float_to_int_function(src: PrimitiveType, dst: PrimitiveType) -> str:
     highest = literal((1 << (dst.bits - 1 if signed else dst.bits)) - 1, dst)
     trunc = "ti_trunc_f64(x)" if src.bits == 64 else "trunc(x)"
     head = f"""fn ti_cast_{sreg}_{dreg}(x: {sreg}) -> {dreg} {{
-    if ({_is_nan(src, "x")}) {{ return {zero(dst)}; }}"""
+    if (nan_{sreg}(x)) {{ return {zero(dst)}; }}"""
     if dreg == "u32":  # the low word of the i64 result: all ones from 2^63, 0 below -2^63
         return f"""{head}
     if (x >= {c(2.0**63)}) {{ return 0xffffffffu; }}
@@ -499,7 +499,7 @@ def _float_to_int_function(src: PrimitiveType, dst: PrimitiveType) -> str:
     let t = {trunc};  // a multiple of 256 from 2^31 on: the remainder is exact
     return u32(t - floor(t / {c(2.0**32)}) * {c(2.0**32)});
 }}"""
-    bottom = literal(-(2.0**63) if signed else -1.0, src) if dst.bits == 64 else c(-top)
+    bottom = c(-top if signed else -1.0)
     lowest = int_min(dst) if signed else zero(dst)
     ends = f"""{head}
     if (x >= {c(top)}) {{ return {highest}; }}
@@ -513,14 +513,6 @@ def _float_to_int_function(src: PrimitiveType, dst: PrimitiveType) -> str:
     let bits = (u64(u32(hi)) << 32u) | u64(u32(m - hi * {c(2.0**32)}));{negative if signed else ""}
     return {"i64(bits)" if signed else "bits"};
 }}"""
-
-
-def _is_nan(src: PrimitiveType, x: str) -> str:
-    """NaN by its bits: drivers may fold `x != x` to false."""
-    if src.bits == 64:
-        return f"((bitcast<u64>({x}) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu)"
-    bits = f"bitcast<u32>({x})" if src.bits == 32 else f"bitcast<u32>(f32({x}))"
-    return f"(({bits} & 0x7fffffffu) > 0x7f800000u)"
 
 
 def cast_bits(src: PrimitiveType, dst: PrimitiveType, x: str) -> str | None:
