@@ -110,7 +110,7 @@ def _check_count_at_launch(lowerer: Any, s: fe.FrontendFor, flat: list[Stmt]) ->
 
 def _flat_count(flat: list[Stmt]) -> int | None:
     """How many elements the flat loop over these axes counts, if all are constants."""
-    counts = [count for count in map(_constant, flat) if count is not None]
+    counts = [count for count in map(extent_value, flat) if count is not None]
     return math.prod(counts) if len(counts) == len(flat) > 1 else None
 
 
@@ -138,15 +138,15 @@ def _row_loop_fits(s: fe.FrontendFor, leading: list[Stmt]) -> bool:
         return True
     rows = 1
     for extent in leading:
-        value = _constant(extent)
+        value = extent_value(extent)
         if value is None:
             return True  # unknown until launch: assume an image-like shape
         rows *= value
     return rows >= MIN_ROWS
 
 
-def _constant(stmt: Stmt) -> int | None:
-    """The value of `max(end - begin, 0)` when both bounds are literals."""
+def extent_value(stmt: Stmt) -> int | None:
+    """The value of an axis's extent `max(end - begin, 0)` when both bounds are literals."""
     diff = stmt.lhs  # type: ignore[attr-defined]
     end, begin = diff.lhs, diff.rhs
     if isinstance(end, Const) and isinstance(begin, Const):

@@ -29,6 +29,7 @@ from tistudio.ir.ops import BinaryOpType as B
 from tistudio.ir.stmt import Kernel, Stmt, walk
 from tistudio.ir.types import I32_MAX, i32, u1
 from tistudio.passes.context import PassContext
+from tistudio.passes.ndrange import extent_value
 
 PAD = 4
 MIN_PADDED = 64  # elements of the last axis below which it is not widened
@@ -100,11 +101,7 @@ def _constant_product(stmt: Stmt) -> int | None:
     if isinstance(stmt, s.BinaryOp) and stmt.op is B.mul:
         parts = [_constant_product(stmt.lhs), _constant_product(stmt.rhs)]
         return None if None in parts else math.prod(parts)  # type: ignore[arg-type]
-    if _binary(stmt, B.max) and _binary(stmt.lhs, B.sub):
-        end, begin = stmt.lhs.lhs, stmt.lhs.rhs
-        if s.is_const(end) and s.is_const(begin):
-            return max(int(end.value) - int(begin.value), 0)
-    return None
+    return extent_value(stmt) if _binary(stmt, B.max) and _binary(stmt.lhs, B.sub) else None
 
 
 def _skip_added(loop: s.RangeFor, value: Stmt, begin: Stmt, end: Stmt) -> None:
