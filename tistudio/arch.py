@@ -60,11 +60,17 @@ class Arch:
         return hash(_key(self.name))
 
 
-def backend_of(arch: object) -> str:
-    """`"cpu"` or `"gpu"` for an `Arch`, an arch name or None (the CPU); else ValueError."""
+def arch_name(arch: object) -> str:
+    """The name of an `Arch`, an arch name or None (the CPU); ValueError for anything else."""
     name = getattr(arch, "name", arch) or "cpu"
     if not isinstance(name, str) or name not in ARCHES:
         raise ValueError(f"unknown arch {arch!r}; expected one of {', '.join(ARCHES)}")
+    return name
+
+
+def backend_of(arch: object) -> str:
+    """`"cpu"` or `"gpu"` for an `Arch`, an arch name or None (the CPU); else ValueError."""
+    name = arch_name(arch)
     backend = ARCHES[name]
     if backend is None:
         raise ValueError(f"arch {name} is not available here; use ti.cpu or ti.gpu")
@@ -78,9 +84,7 @@ def resolve(arch: object, enable_fallback: bool = True) -> str:
     if isinstance(arch, (list, tuple)):
         runnable = [a for a in arch if ARCHES.get(getattr(a, "name", a) or "cpu")]
         return resolve(runnable[0] if runnable else arch[0] if arch else None, enable_fallback)
-    name = getattr(arch, "name", arch) or "cpu"
-    if not isinstance(name, str) or name not in ARCHES:
-        raise ValueError(f"unknown arch {arch!r}; use ti.cpu, ti.x64 or ti.gpu")
+    name = arch_name(arch)
     backend = ARCHES[name]
     if backend is not None:
         return backend

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 
-from tistudio.arch import ARCHES, EXTENSIONS, Arch, Extension, host_arch_name
+from tistudio.arch import ARCHES, EXTENSIONS, Arch, Extension, arch_name, host_arch_name
 
 extension = Extension
 
@@ -20,10 +20,7 @@ def get_host_arch_list() -> list[Arch]:
 
 
 def _backend(arch: object) -> str | None:
-    name = getattr(arch, "name", arch) or "cpu"
-    if not isinstance(name, str) or name not in ARCHES:
-        raise ValueError(f"unknown arch {arch!r}")
-    return ARCHES[name]
+    return ARCHES[arch_name(arch)]
 
 
 def is_arch_supported(arch: object) -> bool:
