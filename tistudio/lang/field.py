@@ -19,6 +19,7 @@ from tistudio.ir.snode import SNode
 from tistudio.ir.statements import normalize_value
 from tistudio.ir.types import PrimitiveType, i32
 from tistudio.lang import impl
+from tistudio.lang.field_funcs import fill_in_kernel, kernel_scope
 from tistudio.lang.types import as_shape, numpy_dtype, to_dtype
 
 STALE_FIELD = "{what} belongs to a program that ti.init()/ti.reset() ended: create it again"
@@ -203,6 +204,7 @@ class Field:
     def __dlpack_device__(self) -> tuple[int, int]:
         return (1, 0)
 
+    @kernel_scope(fill_in_kernel)
     def fill(self, value: Any) -> None:
         self._host_view()[...] = self._python_value(value)
         self._program.after_host_write(self._ti_place_snode, self._view())

@@ -17,6 +17,7 @@ from tistudio.frontend.values import ExprVector
 from tistudio.ir import frontend as fe
 from tistudio.ir.snode import SNode
 from tistudio.lang.field import Field, check_offset, place_companions
+from tistudio.lang.field_funcs import fill_in_kernel, kernel_scope
 from tistudio.lang.matrix import Matrix
 from tistudio.lang.types import as_shape, numpy_dtype, to_dtype
 
@@ -136,6 +137,7 @@ class MatrixField:
     def __dlpack_device__(self) -> tuple[int, int]:
         return (1, 0)
 
+    @kernel_scope(fill_in_kernel)
     def fill(self, value: Any) -> None:
         values = _element_values(value, len(self.components))
         for c, v in zip(self.components, values):
