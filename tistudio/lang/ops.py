@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tistudio.frontend.builtins import BUILTINS
+from tistudio.lang.kernel import func
 from tistudio.lang.types import template  # noqa: F401 - ti.math funcs annotate with it
 
 
@@ -87,3 +88,15 @@ def _ndrange(*args: Any) -> Any:
 
 ndrange = _builtin("ndrange", _ndrange)
 grouped = _builtin("grouped")
+
+
+@func
+def zero(x):  # noqa: ANN001, ANN201 - a ti.func
+    """`ti.zero(x)`: zeros of `x`'s type and shape (a scalar or a matrix), as Taichi's `x * 0`."""
+    return x * 0
+
+
+@func
+def one(x):  # noqa: ANN001, ANN201 - a ti.func
+    """`ti.one(x)`: ones of `x`'s type and shape, as Taichi's `zero(x) + 1`."""
+    return x * 0 + 1
