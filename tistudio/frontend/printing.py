@@ -1,17 +1,19 @@
-"""`print(...)`, f-strings and `%`-formatting inside kernels (the frontend half of printing).
+"""`print(...)`, f-strings, `str.format` and `%` inside kernels (the frontend half of printing).
 
 Text is assembled at compile time: everything known while the kernel compiles (string literals,
 Python numbers, `sep`, `end`, brackets around vector elements) is folded into one template, and
 only the values computed at run time stay as `{}` placeholders (see `ir/printing.py`). So
 `print("v =", v, sep="")` with a runtime 3-vector becomes one `FrontendPrint` of
-`"v =[{}, {}, {}]\\n"` and three scalar expressions. An f-string or a `"..." % x` with runtime
-values is a `FormattedText` until it reaches `print`.
+`"v =[{}, {}, {}]\\n"` and three scalar expressions. An f-string, a `"...".format(x)` or a
+`"..." % x` with runtime values is a `FormattedText` until it reaches `print`. The fields of
+f-strings and `str.format` follow Taichi's rules (see `format_fields` and `_format_items`).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import string
 import struct
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,27 +112,47 @@ class PrintingMixin:
     # --- f-strings and % ----------------------------------------------------------------------
 
     def expr_JoinedStr(self, node: ast.JoinedStr) -> Any:
-        """An f-string: Python's `str` when every value is known at compile time, else a
-        `FormattedText` for `print`, in which numbers look as Taichi prints them."""
+        """An f-string: see `format_fields` for what each `{value:spec}` becomes."""
         loc = self.loc(node)
-        parts: list[tuple[Any, int | None, str | None]] = []  # (value, conversion, spec)
+        items: list[str | Field] = []
         for part in node.values:
             if not isinstance(part, ast.FormattedValue):
-                parts.append((str(part.value), None, None))  # a literal
+                items.append(str(part.value))  # a literal
                 continue
             spec = self.visit_expr(part.format_spec) if part.format_spec is not None else None
             if not isinstance(spec, (str, type(None))):
                 raise TaichiSyntaxError("a format spec must be known at compile time", loc)
-            parts.append((self.visit_expr(part.value), part.conversion, spec))
-        if not any(_has_runtime(value) for value, _, _ in parts):
+            items.append(Field(self.visit_expr(part.value), part.conversion, spec or None))
+        return self.format_fields(items, loc)
+
+    def str_format(self, fmt: str, args: list[Any], kwargs: dict[str, Any], loc: Any) -> Any:
+        """`"{} {1:.2f} {name}".format(...)`, with Taichi's rules for which value a field takes
+        (see `_format_items`)."""
+        items = _format_items(fmt, len(args), kwargs, loc)
+        for item in items:
+            if isinstance(item, Field):
+                key = item.key
+                item.value = args[key] if isinstance(key, int) else kwargs[key]
+        return self.format_fields(items, loc)
+
+    def format_fields(self, items: list[str | Field], loc: Any) -> Any:
+        """Literal text and fields, as Taichi formats them: a field of a runtime value, of a
+        vector or matrix (element by element), or of a number with a spec is printed by the
+        kernel (`{x:.2f}` is C's `%.2f` and must suit the value's type); any other field is
+        Python's `format` (`{True}` is `True`, `{1.23}` is `1.23`). Python's `str` when nothing
+        is left for the kernel, else a `FormattedText` for `print`."""
+        if not any(isinstance(item, Field) and item.by_kernel() for item in items):
             return "".join(
-                value if conv is None else _python_format(value, conv, spec, loc)
-                for value, conv, spec in parts
+                item if isinstance(item, str) else _python_format(item, loc) for item in items
             )
         text = FormattedText()
-        for value, conv, spec in parts:
-            literal = conv is None
-            text.add(FormattedText(escape(value)) if literal else self.text_of(value, spec, loc))
+        for item in items:
+            if isinstance(item, str):
+                text.template += escape(item)
+            elif item.by_kernel():
+                text.add(self.text_of(item.value, item.spec, loc))
+            else:
+                text.template += escape(_python_format(item, loc))
         return text
 
     def percent_format(self, fmt: str, values: Any, loc: Any) -> Any:
@@ -160,11 +182,87 @@ class PrintingMixin:
         return text
 
 
-def _python_format(value: Any, conversion: int, spec: str | None, loc: Any) -> str:
-    """What Python's f-string makes of a compile-time value (`!r`/`!s`/`!a`, then the spec)."""
-    convert = {ord("r"): repr, ord("s"): str, ord("a"): ascii}.get(conversion)
+@dataclass
+class Field:
+    """One replacement field of an f-string or of `str.format`: its value, Python's conversion
+    (`ord("r")` for `!r`, or None), its spec (None when empty) and, for `str.format`, the index
+    or keyword that names its argument."""
+
+    value: Any
+    conversion: int | None
+    spec: str | None
+    key: int | str | None = None
+
+    def by_kernel(self) -> bool:
+        """Whether the kernel prints this field (see `format_fields`)."""
+        if _has_runtime(self.value) or isinstance(self.value, ExprVector):
+            return True
+        number = isinstance(self.value, (int, float)) and self.conversion in (None, -1)
+        return number and self.spec is not None
+
+
+def is_str_format(func: Any) -> bool:
+    """Whether `func` is the `format` method of a string (`"{}".format` in a kernel)."""
+    return isinstance(getattr(func, "__self__", None), str) and func.__name__ == "format"
+
+
+def _format_items(fmt: str, n_args: int, kwargs: dict[str, Any], loc: Any) -> list[str | Field]:
+    """The literals and fields of `str.format`'s `fmt`, each field keyed by the index or name of
+    its argument, as Taichi numbers them: `{}` counts its own fields from 0 whatever explicit
+    indices stand beside it (`"{1} {}"` is arguments 1 and 0), and every positional argument up
+    to the highest index and every keyword must be used."""
+    items: list[str | Field] = []
+    auto, highest = 0, -1
+    for literal, name, spec, conversion in _parse(fmt, loc):
+        items.append(literal)
+        if name is None:
+            continue
+        if spec and "{" in spec:
+            raise TaichiSyntaxError(f"'{fmt}': a nested format spec is not supported", loc)
+        key: int | str = name
+        if name == "":
+            key, auto = auto, auto + 1
+        elif name.isdigit():
+            key = int(name)
+        if isinstance(key, int):
+            highest = max(highest, key)
+        items.append(Field(None, conversion and ord(conversion), spec or None, key))
+    _check_arguments(fmt, items, highest + 1, n_args, kwargs, loc)
+    return items
+
+
+def _check_arguments(
+    fmt: str, items: list[str | Field], wanted: int, n_args: int, kwargs: dict, loc: Any
+) -> None:
+    """Taichi's checks of `str.format`'s arguments against the fields, with its messages."""
+    if wanted != n_args:
+        raise TaichiSyntaxError(
+            f"'{fmt}'.format(): Expected {wanted} positional argument(s), "
+            f"but received {n_args} instead.",
+            loc,
+        )
+    named = [item.key for item in items if isinstance(item, Field) and isinstance(item.key, str)]
+    for key in named:
+        if key not in kwargs:
+            raise TaichiSyntaxError(f"'{fmt}'.format(): Keyword '{key}' not found.", loc)
+    for key in kwargs:
+        if key not in named:
+            raise TaichiSyntaxError(f"'{fmt}'.format(): Keyword '{key}' not used.", loc)
+
+
+def _parse(fmt: str, loc: Any) -> list[tuple[str, str | None, str | None, str | None]]:
     try:
-        return format(convert(value) if convert else value, spec or "")
+        return list(string.Formatter().parse(fmt))
+    except ValueError as e:
+        raise TaichiSyntaxError(f"'{fmt}' is not a valid format string: {e}", loc) from None
+
+
+def _python_format(item: Field, loc: Any) -> str:
+    """What Python makes of a compile-time field (`!r`/`!s`/`!a`, then the spec)."""
+    convert = {ord("r"): repr, ord("s"): str, ord("a"): ascii}.get(item.conversion or -1)
+    value = item.value
+    try:
+        return format(convert(value) if convert else value, item.spec or "")
     except (TypeError, ValueError) as e:
         raise TaichiSyntaxError(f"cannot format {value!r}: {e}", loc) from None
 
