@@ -19,7 +19,7 @@ from tistudio.frontend.funcs import FuncFrame, FuncsMixin
 from tistudio.frontend.loops import LoopsMixin
 from tistudio.frontend.matrix import BoundMatrixMethod, MatrixMixin
 from tistudio.frontend.operators import Operators, is_runtime
-from tistudio.frontend.printing import PrintingMixin
+from tistudio.frontend.printing import PrintingMixin, is_str_format
 from tistudio.frontend.scope import Scope
 from tistudio.frontend.source import signature_of
 from tistudio.frontend.statements import StatementsMixin
@@ -28,7 +28,7 @@ from tistudio.frontend.values import BoundStructMethod, ExprVector, LoopConfig, 
 from tistudio.ir import frontend as fe
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Block, SourceLoc, Stmt
-from tistudio.ir.types import PrimitiveType
+from tistudio.ir.types import PrimitiveType, u1
 
 
 class Transformer(
@@ -91,6 +91,8 @@ class Transformer(
             return self.config.default_ip
         if value is float:
             return self.config.default_fp
+        if value is bool:  # as Taichi's cook_dtype: ti.cast(x, bool) is a u1
+            return u1
         raise TaichiTypeError(f"{value!r} is not a Taichi data type", loc)
 
     # --- calls ---------------------------------------------------------------------------
@@ -108,6 +110,8 @@ class Transformer(
             return self.inline_func(func.func, [func.value, *args], kwargs, loc, self_ref=True)
         if hasattr(func, "__ti_func__"):
             return self.inline_func(func, args, kwargs, loc)
+        if is_str_format(func):  # "{} {:.2f}".format(x, y), maybe of run-time values
+            return self.str_format(func.__self__, args, kwargs, loc)
         return self.call_type_or_python(func, args, kwargs, loc)
 
     def call_type_or_python(
