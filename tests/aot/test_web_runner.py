@@ -18,9 +18,11 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 import tistudio as ti
+import tistudio.aot
 from tests.aot import kernels
 from tistudio.aot.archive import write_tcm
 from tistudio.backends.webgpu.device import GpuDevice
+from tistudio.lang import impl
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -128,3 +130,55 @@ def test_browser_runs_a_gpu_module(runner_html, tmp_path):
         "Error: __version__ is corrupted",
     ]
     assert shown.splitlines()[0] == "arr = [1.5, 2.5, 3.5]"
+
+
+DRAW = """async () => {
+  const m = await tistudio.load("%s/r.tcm");
+  const out = [];
+  for (let launch = 0; launch < 2; launch++) {
+    const a = new Uint32Array(8);
+    await m.kernel("draw").run([a]);
+    out.push(Array.from(a));
+  }
+  return out;
+}"""
+
+
+def test_browser_draws_what_the_python_loader_draws(runner_html, tmp_path):
+    """A kernel calling `ti.random`: the page computes each launch's key (the module's seed,
+    the kernel's name, the launch's number) as `backends/random_keys.py` does."""
+    from tests.aot.test_random_module import draw
+
+    device = GpuDevice.open(disable=BROWSER_LACKS)
+    ti.init(arch=ti.vulkan, offline_cache=False, random_seed=9)
+    impl.get_program().use_gpu(device)
+    module = ti.aot.Module(ti.vulkan)
+    module.add_kernel(draw)
+    module.archive(str(tmp_path / "r.tcm"))
+    ti.reset()
+    loaded = tistudio.aot.load(tmp_path / "r.tcm", arch=ti.vulkan).get_kernel("draw")
+    want = []
+    for _ in range(2):
+        a = np.zeros(8, np.uint32)
+        loaded(a)
+        want.append(a.tolist())
+    ti.reset()
+    bodies = {"/runner.html": runner_html, "/r.tcm": (tmp_path / "r.tcm").read_bytes()}
+
+    def serve(route):
+        path = route.request.url[len(SITE) :].split("?")[0]
+        kind = "text/html" if path.endswith(".html") else "application/zip"
+        route.fulfill(status=200, content_type=kind, body=bodies[path])
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--enable-unsafe-webgpu"]
+        )
+        try:
+            page = browser.new_page()
+            page.route(f"{SITE}/**", serve)
+            page.goto(f"{SITE}/runner.html")
+            got = page.evaluate(DRAW % SITE)
+        finally:
+            browser.close()
+    assert got == want and want[0] != want[1]

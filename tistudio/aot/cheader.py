@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from tistudio.aot.format import AotModuleError, is_identifier
+from tistudio.ir import random as rng
 
 C_TYPES = {
     "i8": "int8_t",
@@ -31,6 +32,15 @@ C_TYPES = {
     "f32": "float",
     "f64": "double",
 }
+
+
+# `rng.mix32` in C, for kernels that call `ti.random` (uint32_t arithmetic wraps as it must)
+_MIX32 = [
+    "static inline uint32_t tistudio_mix32(uint32_t x) {",
+    f"    x ^= x >> {rng.SHIFTS[0]}; x *= {rng.MUL_1:#x}u; x ^= x >> {rng.SHIFTS[1]};",
+    f"    x *= {rng.MUL_2:#x}u; return x ^ (x >> {rng.SHIFTS[2]});",
+    "}",
+]
 
 
 def c_name(name: str) -> str:
@@ -72,6 +82,8 @@ def c_header(meta: dict, guard: str = "TISTUDIO_MODULE_H") -> str:
         lines.append(f"#define TISTUDIO_TREE_{tree_id}_SIZE {size}")
     for field in meta["fields"]:
         lines += _field_macros(field)
+    if any(k["cpu"]["spec"]["layout"].get("random_slot", -1) >= 0 for k in meta["kernels"]):
+        lines += ["", *_MIX32]
     for kernel in meta["kernels"]:
         lines += ["", *_kernel(kernel)]
     lines += ["", f"#endif /* {guard} */", ""]
@@ -103,11 +115,21 @@ def _kernel(kernel: dict) -> list[str]:
         raise AotModuleError(f"kernel {kernel['name']!r} prints; C headers do not support print")
     name = c_name(kernel["name"])
     params, fills = _params(kernel, spec)
+    lines = [f"/* kernel {name} */"]
+    random_slot = _int(spec["layout"].get("random_slot", -1), "random_slot")
+    if random_slot >= 0:  # `ti.random`'s launch keys, as backends/random_keys.py makes them
+        lines.append(f"static uint32_t tistudio_{name}_launches; /* not thread-safe */")
+        first = rng.mix32(
+            _int(kernel.get("random_seed", 0), "random_seed") ^ rng.kernel_salt(kernel["name"])
+        )
+        fills.append(
+            f"    ctx[{random_slot}] = (int64_t)tistudio_mix32({first:#x}u + "
+            f"tistudio_{name}_launches++ * {rng.GOLDEN:#x}u);"
+        )
     rets = [_c_type(r["dtype"]) for r in kernel["rets"]]
     if len(rets) > 1:
         params += [f"{t} *ret{k}" for k, t in enumerate(rets)]
     result = rets[0] if len(rets) == 1 else "void"
-    lines = [f"/* kernel {name} */"]
     for task, function in zip(kernel["tasks"], spec["functions"]):
         extra = ", int32_t lo, int32_t hi" if task["task_type"] == "range_for" else ""
         lines.append(f"void {_ident(function, 'symbol')}(void *ctx{extra});")

@@ -46,6 +46,8 @@ def compile_artifacts(ir: Kernel, program: Any, stem: str) -> tuple[dict, dict[s
         "trees": artifacts.trees,
         **artifacts.entry,
     }
+    if any(isinstance(stmt, s.Rand) for stmt in ir.walk()):  # its launches' keys: see format
+        entry["random_seed"] = program.config.random_seed & 0xFFFFFFFF
     return entry, artifacts.files
 
 

@@ -70,7 +70,9 @@ class CpuModuleRuntime:
             compiled = self.jit.load_object(self.files[name], list(spec.functions))
         except (RuntimeError, ValueError, OSError) as e:  # an unresolved symbol, bad object code
             raise AotModuleError(f"kernel {entry['name']!r}: cannot load {name!r} ({e})") from None
-        config = CompileConfig(cpu_max_num_threads=cpu["threads"])
+        config = CompileConfig(
+            cpu_max_num_threads=cpu["threads"], random_seed=entry.get("random_seed", 0)
+        )
         return CpuExecutable(spec, config, compiled, self.backend.pool, self.backend.prints(spec))
 
     def tree_buffer(self, tree: int) -> np.ndarray:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from tistudio.aot.format import AotModuleError
+from tistudio.backends.random_keys import LaunchKeys
 from tistudio.backends.webgpu.device import default_device
 from tistudio.backends.webgpu.executable import GpuExecutable
 from tistudio.backends.webgpu.printing import GpuPrintBuffer
@@ -113,7 +114,8 @@ class LoadedGpuExecutable(GpuExecutable):
             )
             for a in entry["args"]
         ]
-        self.args = ArgsLayout.of(_Signature(params))
+        self.args = ArgsLayout.of(_Signature(params), draws="random_seed" in entry)
+        self._keys = LaunchKeys(entry["random_seed"], self.name) if self.args.random else None
         if [list(m) for m in self.args.members] != entry["gpu"].get("immediates"):
             raise AotModuleError(f"kernel {self.name!r}: its immediates disagree with its args")
         self.ret_types = [TYPES_BY_NAME[r["dtype"]] for r in entry["rets"]]

@@ -129,6 +129,8 @@ def _check_kernel(kernel: Any, trees: dict[int, int], arch: str) -> None:
         ok = isinstance(ret, dict) and _key_in(ret.get("dtype"), TYPES_BY_NAME)
         _need(ok, f"kernel {name!r}: bad ret")
     _need(_is_int(kernel.get("gtmp_size")), f"kernel {name!r}: bad gtmp_size")
+    seed = kernel.get("random_seed", 0)
+    _need(_is_int(seed) and seed < 1 << 32, f"kernel {name!r}: bad random_seed")
     _need(_int_list(kernel.get("trees")), f"kernel {name!r}: bad 'trees'")
     for tree in kernel["trees"]:
         _need(tree in trees, f"kernel {name!r} uses tree {tree}, which the module lacks")

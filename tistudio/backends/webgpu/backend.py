@@ -22,7 +22,7 @@ from tistudio.backends.webgpu.printing import GpuPrintBuffer
 from tistudio.backends.webgpu.resources import ArgsLayout
 from tistudio.backends.webgpu.shader import TaskShader
 from tistudio.ir.config import CompileConfig
-from tistudio.ir.statements import Print
+from tistudio.ir.statements import Print, Rand
 from tistudio.ir.stmt import Kernel
 
 
@@ -39,15 +39,21 @@ class WebGpuBackend:
     ) -> GpuExecutable:
         """Final IR of `kernel` -> a launchable `GpuExecutable` (pipelines created here).
         `cache_key` (the protocol's) names nothing here: WGSL has no global symbols."""
-        args = self._args(kernel)
+        args = self._args(kernel, any(isinstance(x, Rand) for x in kernel.walk()))
         if self._prints is None and any(isinstance(x, Print) for x in kernel.walk()):
             self._prints = GpuPrintBuffer(self.device)
         return GpuExecutable(
-            kernel, self.device, self.memory, args, self._prints, fast_math=config.fast_math
+            kernel,
+            self.device,
+            self.memory,
+            args,
+            self._prints,
+            fast_math=config.fast_math,
+            random_seed=config.random_seed,
         )
 
-    def _args(self, kernel: Kernel) -> ArgsLayout:
-        args = ArgsLayout.of(kernel)
+    def _args(self, kernel: Kernel, draws: bool) -> ArgsLayout:
+        args = ArgsLayout.of(kernel, draws)
         args.uniform = not args.fits(self.device.caps)  # too many for immediates, or none
         return args
 
@@ -69,6 +75,7 @@ class WebGpuBackend:
         meta = {
             "gtmp_size": executable.kernel.gtmp_size,
             "fast_math": executable.fast_math,
+            "draws": executable.args.random is not None,
             "tasks": [shader.to_json() for shader, _, _ in executable.tasks],
         }
         store(CacheEntry(meta))
@@ -85,9 +92,11 @@ class WebGpuBackend:
         KeyError, TypeError or ValueError if the entry is damaged."""
         shaders = [TaskShader.from_json(task) for task in entry.meta["tasks"]]
         cached = CachedShaders(shaders, int(entry.meta["gtmp_size"]), final_ir)
-        args = self._args(kernel)
+        args = self._args(kernel, bool(entry.meta.get("draws", False)))
         fast_math = bool(entry.meta["fast_math"])
-        return GpuExecutable(kernel, self.device, self.memory, args, None, cached, fast_math)
+        return GpuExecutable(
+            kernel, self.device, self.memory, args, None, cached, fast_math, config.random_seed
+        )
 
     def wait_for_entry(self, cache_key: str) -> None:
         """Nothing to wait for: `save_entry` stores at once."""

@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterator
 
 from tistudio.backends.errors import UnsupportedOnBackend
-from tistudio.backends.webgpu import ieee, wgsl
+from tistudio.backends.webgpu import ieee, random, wgsl
 from tistudio.backends.webgpu.adstack import AdStackEmitter
 from tistudio.backends.webgpu.debug_checks import emit_assert
 from tistudio.backends.webgpu.f64math import F32_MATH, F64_MATH
@@ -43,6 +43,7 @@ HELPERS = {
         **F32_MATH,
         **ieee.IEEE_HELPERS,
         **ROUNDING_HELPERS,
+        **random.RANDOM_HELPERS,
     }.items()
 }
 _REDUCIBLE = {
@@ -72,8 +73,10 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         uses: dict[Stmt, int],
         windows: dict[str, int],
         fast_math: bool = True,
+        task_number: int = 0,
     ) -> None:
         self.task, self.title, self.args, self.caps = task, title, args, caps
+        self.task_number = task_number  # its place in the kernel: `ti.random` hashes it
         self.fast_math = fast_math
         self.contractible = ieee.contractible_products(task)  # see ieee.uncontracted
         self.numbers, self.uses = numbers, uses
@@ -90,6 +93,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         self.zeros: dict[Stmt, str] = {}
         self.reduction_types: set[str] = set()
         self.uses_args = False
+        self.draws = False  # calls `ti.random`: needs the counter `random.COUNTER` (shader.py)
         self.unknowns: list[str] = []  # `ti_never`, `ti_zero` if the shader reads them (shader.py)
         self.hoisted: set[Stmt] = set()
         self.last_line: tuple[str, int] | None = None
@@ -461,8 +465,15 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         emit_assert(self, stmt)  # debug mode only; see debug_checks.py
 
     def emit_Rand(self, stmt: s.Rand) -> None:
-        # the launch key has no way into a shader yet (ir/random.py says what it would hash)
-        raise UnsupportedOnBackend(stmt, BACKEND, "ti.random() runs on the CPU only for now")
+        """Call number `ti_rand_calls` of this iteration, hashed as `ir/random.py` says: the
+        index is the task's loop index (0 in a serial task), as on the CPU."""
+        assert self.args.random is not None, "a kernel that draws has a random key"
+        self.uses_args = self.draws = True
+        key = random.task_key(f"args.{self.args.random}", self.task_number)
+        loop = self.loop_vars.get(self.task)
+        index = "0u" if loop is None else f"bitcast<u32>({loop})"
+        self.let(stmt, f"ti_rand({key}, {index}, {random.COUNTER})")
+        self.line(f"{random.COUNTER} = {random.COUNTER} + 1u;")
 
     def emit_Return(self, stmt: s.Return) -> None:
         if self.task.task_type is not TaskType.serial:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from tistudio.backends.random_keys import LaunchKeys
 from tistudio.backends.webgpu.debug_checks import FailureRecord
 from tistudio.backends.webgpu.device import GpuDevice
 from tistudio.backends.webgpu.printing import RESOURCE, GpuPrintBuffer
@@ -61,8 +62,11 @@ class GpuExecutable:
         prints: GpuPrintBuffer | None = None,
         cached: CachedShaders | None = None,
         fast_math: bool = True,
+        random_seed: int = 0,
     ) -> None:
         self.name, self.fast_math = kernel.name, fast_math
+        # `ti.random`'s launch keys (random_keys.py), the CPU's for the same launch
+        self._keys = LaunchKeys(random_seed, kernel.name) if args.random is not None else None
         self._cached = cached  # then `kernel` is the frontend IR (offline cache hit)
         self.prints, self.print_formats = prints, tuple(print_formats(kernel)[0])
         self.kernel, self.device, self.memory, self.args = kernel, device, memory, args
@@ -127,7 +131,8 @@ class GpuExecutable:
         if len(args) != self._num_params:
             raise TypeError(f"kernel {self.name!r} takes {self._num_params} arguments")
         with self._lock:
-            immediates = self.args.pack(list(args)) if self.args.size else b""
+            key = self._keys.next() if self._keys is not None else 0
+            immediates = self.args.pack(list(args), key) if self.args.size else b""
             if self.uniform is not None:
                 if immediates != self._uniform_bytes:  # ordered after the work recorded so far
                     self.device.write(self.uniform, immediates)

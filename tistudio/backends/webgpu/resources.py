@@ -158,18 +158,21 @@ _ARG_FORMAT = {
 
 @dataclass
 class ArgsLayout:
-    """The `Args` struct of a kernel's immediates: scalar parameters, then ndarray extents."""
+    """The `Args` struct of a kernel's immediates: scalar parameters, then ndarray extents,
+    then the launch's `ti.random` key for a kernel that draws (`random.py`)."""
 
     members: list[tuple[str, str, int]] = field(default_factory=list)  # (name, type, offset)
     scalars: dict[int, str] = field(default_factory=dict)  # arg id -> member name
     shapes: dict[tuple[int, int], str] = field(default_factory=dict)  # (arg id, axis) -> name
+    random: str | None = None  # the member holding the launch's random key, if it draws
     size: int = 0
     uniform: bool = False  # bound as a uniform buffer, not immediates (see the module doc)
     _format: str = "<"
     _packers: list[Any] = field(default_factory=list)
 
     @classmethod
-    def of(cls, kernel: Kernel) -> ArgsLayout:
+    def of(cls, kernel: Kernel, draws: bool = False) -> ArgsLayout:
+        """The layout of `kernel`'s parameters; `draws`: it calls `ti.random`."""
         layout = cls()
         for arg_id, param in enumerate(kernel.params):
             if param.kind == "scalar":
@@ -184,6 +187,8 @@ class ArgsLayout:
                     member = layout._add(f"a{arg_id}_shape{axis}", "i32", "i")
                     layout.shapes[arg_id, axis] = member
                     layout._packers.append((arg_id, axis, None))
+        if draws:
+            layout.random = layout._add("rand_key", "u32", "I")
         align = max((8 if t.endswith("64") else 4 for _, t, _ in layout.members), default=4)
         padded = -(-layout.size // align) * align
         layout._format += "x" * (padded - layout.size)
@@ -213,13 +218,16 @@ class ArgsLayout:
             var = "var<immediate> args: Args;"
         return [f"struct Args {{ {fields} }}", var]
 
-    def pack(self, args: list[Any]) -> bytes:
+    def pack(self, args: list[Any], random_key: int = 0) -> bytes:
+        """The immediates' bytes; `random_key`: the launch's key, for a kernel that draws."""
         values = []
         for arg_id, axis, packer in self._packers:
             if axis is None:
                 values.append(packer(args[arg_id]))
             else:
                 values.append(args[arg_id].shape[axis])
+        if self.random is not None:
+            values.append(random_key)
         return struct.pack(self._format, *values)
 
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from tistudio.backends.errors import UnsupportedOnBackend
-from tistudio.backends.webgpu import unroll, vectorize, wgsl
+from tistudio.backends.webgpu import random, unroll, vectorize, wgsl
 from tistudio.backends.webgpu.emitter import BACKEND, TaskEmitter
 from tistudio.backends.webgpu.memory import Ptr
 from tistudio.backends.webgpu.resources import UNIFORM, ArgsLayout, Binding, Caps
@@ -77,7 +77,7 @@ def build_shaders(
             raise InternalCompilerError(f"kernel body holds {type(task).__name__}, not a task")
         title = f"kernel {kernel.name}, task {index}: {offloaded_header(task)}"
         emitter = unroll.UnrollingEmitter(
-            task, title, args, caps, names.names, uses, windows, fast_math
+            task, title, args, caps, names.names, uses, windows, fast_math, index
         )
         shaders.append(_build_task(emitter))
     return shaders
@@ -87,6 +87,8 @@ def _build_task(e: TaskEmitter) -> TaskShader:
     task = e.task
     if task.task_type is TaskType.serial:
         e.block(task.body)
+        if e.draws:  # `ti.random`'s calls, counted from 0 (random.py)
+            e.body.insert(0, f"    var {random.COUNTER}: u32 = 0u;")
         entry = ["@compute @workgroup_size(1)", "fn main() {"]
         groups, serial = 1, True
     elif task.task_type is TaskType.range_for:
@@ -152,6 +154,8 @@ def _range_for_body(e: TaskEmitter, lanes: vectorize.Lanes | None) -> None:
         e.block(task.body)
     body = e.body[mark:]
     del e.body[mark:]
+    if e.draws:  # each iteration's `ti.random` calls count from 0 (random.py)
+        body.insert(0, f"        var {random.COUNTER}: u32 = 0u;")
     first = "i32(k)" if begin == "0i" else f"{begin} + i32(k)"
     let_index = f"let {index}: i32 = {first};"
     factor = e.caps.grid_unroll
