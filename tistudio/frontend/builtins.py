@@ -14,6 +14,7 @@ from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.matrix import BoundMatrixMethod, all_, any_
+from tistudio.frontend.operator_functions import OPERATOR_BUILTINS, PYTHON_OPERATORS
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.random import randn as _randn
 from tistudio.frontend.random import random as _random
@@ -336,6 +337,7 @@ BUILTINS: dict[str, Builtin] = {
     "atomic_mul": _atomic(AtomicOpType.mul),
     "random": _random,
     "randn": _randn,
+    **OPERATOR_BUILTINS,  # operator.add(a, b), ti.lang.ops.add(a, b): as a + b
 }
 
 PYTHON_BUILTINS: dict[Any, str] = {
@@ -348,6 +350,7 @@ PYTHON_BUILTINS: dict[Any, str] = {
     py.max: "max",
     py.min: "min",
     pow: "pow",
+    **PYTHON_OPERATORS,
 }
 
 
