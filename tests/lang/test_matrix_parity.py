@@ -35,3 +35,41 @@ def test_zero_and_one_keep_the_type_and_shape_of_their_argument() -> None:
 def test_zero_is_for_kernels_only() -> None:
     with pytest.raises(ti.TaichiSyntaxError):
         ops.zero(np.float32(1.0))
+
+
+def test_python_scope_vectors_met_in_kernel_arithmetic_are_constants() -> None:
+    x = ti.Vector.field(3, dtype=ti.i32, shape=(8, 8))
+    offsets = [ti.Vector([1, 2]), ti.Vector([2, 3])]
+
+    @ti.kernel
+    def run():
+        v = ti.Vector([4, 5])
+        x[v + ti.static(offsets)[0]] = [1, 1, 1]  # a vector picked from a Python list
+        w = ti.Vector([0, 1])
+        x[ti.select(w, w, ti.static(offsets)[1])] = [2, 2, 2]
+        w += ti.static(offsets)[0]
+        x[w] = [3, 3, 3]
+
+    run()
+    assert (x[5, 7] == [1, 1, 1]).all()
+    assert (x[2, 1] == [2, 2, 2]).all()
+    assert (x[1, 3] == [3, 3, 3]).all()
+
+
+def test_operator_functions_compile_as_their_operators() -> None:
+    import operator
+
+    m1, m2 = ti.Matrix([[1, 2], [3, 4]]), ti.Matrix([[5, 6], [7, 8]])
+    r = ti.Matrix.field(2, 2, dtype=ti.i32, shape=())
+    flags = ti.Vector.field(2, dtype=ti.i32, shape=())
+
+    @ti.kernel
+    def run(k: ti.i32):
+        r[None] = operator.matmul(m1, m2) - ops.add(m1, k)
+        v = ti.Vector([k, 5])
+        flags[None] = operator.lt(v, 5) + ops.neg(v)
+
+    run(2)
+    np.testing.assert_array_equal(r[None].to_numpy(), [[19 - 3, 22 - 4], [43 - 5, 50 - 6]])
+    assert flags[None].to_numpy().tolist() == [1 - 2, 0 - 5]
+    assert ops.add(2, 3) == 5  # Python scope: Python's operator

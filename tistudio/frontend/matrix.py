@@ -30,7 +30,10 @@ class MatrixMixin:
     # --- values --------------------------------------------------------------------------
 
     def elementwise(self, fn: Callable[..., Any], *args: Any, loc: Any) -> ExprVector:
-        """Apply `fn` to matching elements; scalars are broadcast to the vectors' shape."""
+        """Apply `fn` to matching elements; scalars are broadcast to the vectors' shape. A
+        Python-scope `ti.Vector`/`ti.Matrix` met here (`v + ti.static(offsets)[0]`) is a
+        constant vector, as a global one read by name is."""
+        args = tuple(as_constant_vector(a) for a in args)
         shapes = {a.shape for a in args if isinstance(a, ExprVector)}
         if len(shapes) != 1:
             raise TaichiTypeError(f"vector/matrix shapes differ: {sorted(shapes)}", loc)
@@ -269,6 +272,15 @@ class BoundMatrixMethod:
 
     def __init__(self, name: str, value: ExprVector) -> None:
         self.name, self.value = name, value
+
+
+def as_constant_vector(value: Any) -> Any:
+    """A Python-scope matrix (anything with `_ti_matrix_value`) as an `ExprVector` of its
+    numbers; any other value as it is."""
+    if hasattr(value, "_ti_matrix_value") and not isinstance(value, type):
+        elements, shape = value._ti_matrix_value()
+        return ExprVector(list(elements), tuple(shape))
+    return value
 
 
 def _source_label(node: ast.expr) -> str:

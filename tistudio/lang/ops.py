@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins as _py
 import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -88,6 +89,27 @@ def _ndrange(*args: Any) -> Any:
 
 ndrange = _builtin("ndrange", _ndrange)
 grouped = _builtin("grouped")
+
+# Taichi's operators as functions (`ti.lang.ops.add(a, b)` is `a + b`, in either scope)
+add = _builtin("add", operator.add)
+sub = _builtin("sub", operator.sub)
+mul = _builtin("mul", operator.mul)
+truediv = _builtin("truediv", operator.truediv)
+floordiv = _builtin("floordiv", operator.floordiv)
+mod = _builtin("mod", operator.mod)
+bit_and = _builtin("bit_and", operator.and_)
+bit_or = _builtin("bit_or", operator.or_)
+bit_xor = _builtin("bit_xor", operator.xor)
+bit_shl = _builtin("bit_shl", operator.lshift)
+bit_sar = _builtin("bit_sar", operator.rshift)
+bit_not = _builtin("bit_not", operator.invert)
+neg = _builtin("neg", operator.neg)
+cmp_lt = _builtin("cmp_lt", operator.lt)
+cmp_le = _builtin("cmp_le", operator.le)
+cmp_gt = _builtin("cmp_gt", operator.gt)
+cmp_ge = _builtin("cmp_ge", operator.ge)
+cmp_eq = _builtin("cmp_eq", operator.eq)
+cmp_ne = _builtin("cmp_ne", operator.ne)
 
 
 @func
