@@ -57,10 +57,11 @@ def test_negative_sizes_are_refused(make) -> None:
 
 
 def test_dense_reads_its_sizes_the_same_way() -> None:
-    x, y = ti.field(ti.f32), ti.field(ti.f32)
+    x, y, z = ti.field(ti.f32), ti.field(ti.f32), ti.field(ti.f32)
     ti.root.dense(ti.ij, 3).place(x)  # one size for both axes
     ti.root.dense(ti.ij, (2, 5)).place(y)
-    assert (x.shape, y.shape) == ((3, 3), (2, 5))
+    ti.root.dense(ti.ij, (4,)).place(z)  # so is a sequence of one, as in Taichi
+    assert (x.shape, y.shape, z.shape) == ((3, 3), (2, 5), (4, 4))
     with pytest.raises(TypeError, match=r"dense\(\) sizes must be an int or a tuple of ints"):
         ti.root.dense(ti.ij, (2.5, 3))
     with pytest.raises(ValueError, match="dense\\(\\) got 2 axes but 3 sizes"):

@@ -40,6 +40,8 @@ class SNodeBuilder:
         if isinstance(dimensions, numbers.Integral):  # one size for every axis
             dimensions = (dimensions,) * len(axis.axes)
         sizes = as_shape(dimensions, "dense() sizes")
+        if len(sizes) == 1:  # Taichi's too: `dense(ti.ij, (n,))` is n along each axis
+            sizes = sizes * len(axis.axes)
         if len(sizes) != len(axis.axes):
             raise ValueError(f"dense() got {len(axis.axes)} axes but {len(sizes)} sizes")
         if any(s <= 0 for s in sizes):
