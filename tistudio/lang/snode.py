@@ -74,6 +74,11 @@ class SNodeBuilder:
         its primal (Taichi's `ti.root.lazy_grad()`)."""
         lazy_grad(self.ptr)
 
+    def lazy_dual(self) -> None:
+        """Place the `.dual` (forward mode's) of every real field under this node that has
+        none yet, next to its primal (Taichi's `ti.root.lazy_dual()`)."""
+        lazy_grad(self.ptr, "dual")
+
     def pointer(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
         raise _unsupported("Pointer", "pointer")
 
@@ -131,16 +136,17 @@ def _place_offsets(parent: SNode, offset: Any) -> tuple[int, ...]:
     return offsets if any(offsets) else ()
 
 
-def lazy_grad(node: SNode) -> None:
-    """Place the missing `.grad` of the real fields under `node`, each next to its primal
-    (`ti.ad.lazy_grad`)."""
+def lazy_grad(node: SNode, kind: str = "grad") -> None:
+    """Place the missing `.grad` (or `.dual`, `kind`) of the real fields under `node`, each
+    next to its primal (`ti.ad.lazy_grad`)."""
     fields = impl.get_program().fields_by_snode
     for child in [c for c in node.children if c.type != "place"]:
-        lazy_grad(child)
+        lazy_grad(child, kind)
     for child in list(node.children):  # each next to its primal, with the primal's offset
         primal = fields.get(child.id) if child.type == "place" else None
-        if primal is not None and primal.grad is not None and primal.grad._snode is None:
-            SNodeBuilder(node).place(primal.grad, offset=child.index_offsets or None)
+        companion = getattr(primal, kind, None)
+        if companion is not None and companion._snode is None:
+            SNodeBuilder(node).place(companion, offset=child.index_offsets or None)
 
 
 class SNodeHandle:
