@@ -28,6 +28,12 @@ class TaichiSyntaxError(TaichiCompilationError, SyntaxError):
         return self.args[0] if self.args else ""
 
 
+class TaichiArgumentError(TaichiSyntaxError, TypeError):
+    """A call whose arguments do not fit the callee's parameters (too many, a name twice, a
+    missing one). Taichi raises a TaichiSyntaxError, Python a TypeError; both handlers catch
+    this one."""
+
+
 class TaichiTypeError(TaichiCompilationError, TypeError):
     """An operation on values of types it does not accept."""
 

@@ -2,18 +2,22 @@
 
 Parameters annotated `ti.template()` are passed by reference (a field, or the caller's
 variable itself); all others are copied into new variables, as Taichi passes them by value. A
-`return` becomes an assignment to a result variable; a return that is not the last statement
-wraps the body in a one-trip `while` loop so that `return` can `break` out of it.
+`return` becomes an assignment to a result variable, where compiling the body stops
+(`returns.py`); a real function's body sits in a one-trip `while` loop, so that a `return`
+anywhere in it can `break` out of it.
 """
 
 from __future__ import annotations
 
 import ast
+from functools import partial
 from typing import Any
 
-from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.arguments import bind_arguments, is_plain
+from tistudio.frontend.errors import TaichiArgumentError, TaichiSyntaxError
 from tistudio.frontend.loop_returns import FLAG, with_loop_exits
 from tistudio.frontend.operators import is_runtime
+from tistudio.frontend.returns import check_returned
 from tistudio.frontend.scope import Scope
 from tistudio.frontend.source import (
     ParsedFunction,
@@ -44,15 +48,8 @@ class FuncFrame:
         self.early_return = False
         self.real = False  # a `ti.real_func` (`lang/real_func.py`)
         self.returned_flag: fe.Identifier | None = None  # set by a return inside a loop
-
-
-def _returns(body: list[ast.stmt]) -> list[ast.Return]:
-    found: list[ast.Return] = []
-    for node in body:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Return):
-                found.append(sub)
-    return found
+        self.base_nesting = 0  # the caller's `runtime_nesting`: run-time if/for/while above us
+        self.returned: str | None = None  # "void" | "value": the rest is not compiled (Taichi)
 
 
 def _returns_in_loops(body: list[ast.stmt]) -> ast.Return | None:
@@ -90,13 +87,8 @@ class FuncsMixin:
                 f"ti.func '{fn.__name__}' calls itself; recursion is not supported in Taichi", loc
             )
         parsed = func_obj._ti_parsed()
-        try:
-            bound = signature_of(fn).bind(*args, **kwargs)
-        except TypeError as e:
-            raise TaichiSyntaxError(f"calling ti.func '{fn.__name__}': {e}", loc) from None
-        bound.apply_defaults()
+        arguments = self._bind_func_args(fn, args, kwargs, loc)
         scope = Scope(function_globals(fn))
-        arguments = dict(bound.arguments)
         if self_ref:  # a struct method's `self`: the caller's struct, by reference
             first = next(iter(arguments))
             scope.bind(first, arguments.pop(first))
@@ -104,6 +96,7 @@ class FuncsMixin:
         ret = resolve_annotation(fn, fn.__annotations__.get("return"))
         frame = FuncFrame(parsed, scope, "func", ret)
         frame.real = real
+        frame.base_nesting = self.runtime_nesting
         saved = (self.frame, self.loop_kinds)
         self.frame, self.loop_kinds = frame, []
         self.func_stack.append(fn)
@@ -112,7 +105,29 @@ class FuncsMixin:
         finally:
             self.func_stack.pop()
             self.frame, self.loop_kinds = saved
+        if ret is not None:
+            check_returned(frame, "func", loc)
         return self.func_result(frame, loc)
+
+    def _bind_func_args(
+        self, fn: Any, args: list[Any], kwargs: dict[str, Any], loc: Any
+    ) -> dict[str, Any]:
+        """Each parameter's value, bound as Taichi binds a ti.func's arguments (a function
+        with *args, **kwargs or keyword-only parameters, which Taichi refuses, as Python
+        binds them)."""
+        sig = signature_of(fn)
+        what = f"ti.func '{fn.__name__}'"
+        if is_plain(sig):
+            try:
+                return bind_arguments(what, sig, args, kwargs, partial(resolve_annotation, fn))
+            except TaichiArgumentError as e:
+                raise TaichiArgumentError(e.raw_message, loc) from None
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TaichiArgumentError(f"calling {what}: {e}", loc) from None
+        bound.apply_defaults()
+        return dict(bound.arguments)
 
     def bind_func_params(self, fn: Any, scope: Scope, arguments: dict[str, Any], loc: Any) -> None:
         annotations = fn.__annotations__
@@ -140,24 +155,16 @@ class FuncsMixin:
                 scope.bind(name, value)
 
     def compile_func_body(self, body: list[ast.stmt], frame: FuncFrame) -> None:
-        returns = _returns(body)
-        in_loop = _returns_in_loops(body)
-        if in_loop is not None and frame.real:  # a flag and a chain of breaks
+        if not frame.real:  # its returns stand where compiling stops (`returns.py`)
+            self.visit_body(body)
+            return
+        if _returns_in_loops(body) is not None:  # a flag and a chain of breaks
             flag = self.new_var(self.config.default_ip, "returned", self.ops.const(0, None), None)
             frame.scope.bind(FLAG, flag)
             frame.returned_flag = flag
             body = with_loop_exits(body)
-        elif in_loop is not None:
-            raise TaichiSyntaxError(
-                "'return' inside a loop of a ti.func is not supported", self.loc(in_loop)
-            )
         # a real function's body always sits in the one-trip loop: its loops are its own,
         # serial even where it is called at the kernel's top level
-        last_only = not returns or (len(returns) == 1 and body[-1] is returns[0])
-        simple = last_only and not frame.real
-        if simple:
-            self.visit_body(body)
-            return
         frame.early_return = True
         frame.result_site = (self.blocks[-1], len(self.blocks[-1]))
         wrapper = fe.FrontendWhile(self.ops.const(1, None))
@@ -174,6 +181,8 @@ class FuncsMixin:
         frame: FuncFrame = self.frame
         loc = self.loc(node)
         value = self.visit_expr(node.value) if node.value is not None else None
+        if not frame.real:
+            frame.returned = "void" if value is None else "value"
         if frame.real and value is not None and frame.ret_annotation is None:
             raise TaichiSyntaxError(
                 "A function with a return value must be annotated with a return type, "
@@ -181,25 +190,28 @@ class FuncsMixin:
                 loc,
             )
         if value is not None:
-            values = list(value) if isinstance(value, tuple) else [value]
-            if frame.result is None:
-                frame.result = [self._result_var(frame, v, loc) for v in values]
-            if len(values) != len(frame.result):
-                raise TaichiSyntaxError("every return of a ti.func must return as many values", loc)
-            for var, v in zip(frame.result, values):
-                if isinstance(var, VectorVar):
-                    self.assign_vector_var(var, v, loc)
-                    continue
-                if isinstance(var, StructVar):
-                    self.store_struct(self.read_struct_var(var, loc), v, loc)
-                    continue
-                target = fe.IdExpr(var, dtype=var.dtype, loc=loc)
-                self.emit(fe.FrontendAssign(target, self.ops.const(v, loc), loc=loc))
+            self._store_result(frame, value, loc)
         if frame.returned_flag is not None:
             flag = fe.IdExpr(frame.returned_flag, dtype=frame.returned_flag.dtype, loc=loc)
             self.emit(fe.FrontendAssign(flag, self.ops.const(1, loc), loc=loc))
         if frame.early_return:
             self.emit(fe.FrontendBreak(loc=loc))
+
+    def _store_result(self, frame: FuncFrame, value: Any, loc: Any) -> None:
+        """Assign a returned value (or tuple of values) to the function's result variables."""
+        values = list(value) if isinstance(value, tuple) else [value]
+        if frame.result is None:
+            frame.result = [self._result_var(frame, v, loc) for v in values]
+        if len(values) != len(frame.result):
+            raise TaichiSyntaxError("every return of a ti.func must return as many values", loc)
+        for var, v in zip(frame.result, values):
+            if isinstance(var, VectorVar):
+                self.assign_vector_var(var, v, loc)
+            elif isinstance(var, StructVar):
+                self.store_struct(self.read_struct_var(var, loc), v, loc)
+            else:
+                target = fe.IdExpr(var, dtype=var.dtype, loc=loc)
+                self.emit(fe.FrontendAssign(target, self.ops.const(v, loc), loc=loc))
 
     def _result_var(self, frame: FuncFrame, value: Any, loc: Any) -> Any:
         if isinstance(value, StructValue):

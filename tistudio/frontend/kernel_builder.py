@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.funcs import FuncFrame
+from tistudio.frontend.returns import check_returned
 from tistudio.frontend.scope import Scope
-from tistudio.frontend.source import ParsedFunction, function_globals
+from tistudio.frontend.source import ParsedFunction, function_globals, resolve_annotation
 from tistudio.frontend.transformer import Transformer
 from tistudio.frontend.values import ExprVector, NdarrayArg
 from tistudio.ir import frontend as fe
@@ -43,7 +43,9 @@ def build_frontend_ir(
     """Build the frontend IR ("Initial IR") of `fn` for one template signature."""
     body = Block()
     scope = Scope(function_globals(fn))
-    transformer = Transformer(config, body, FuncFrame(parsed, scope, "kernel"))
+    ret_annotation = resolve_annotation(fn, fn.__annotations__.get("return"))
+    frame = FuncFrame(parsed, scope, "kernel", ret_annotation)
+    transformer = Transformer(config, body, frame)
     transformer.kernel_ret_types = list(ret_types)
     loc = SourceLoc(
         parsed.filename,
@@ -82,11 +84,8 @@ def build_frontend_ir(
             scope.bind(spec.name, arg)
             params.append(Param(spec.name, "ndarray", dtype, ndim + len(element_shape)))
     transformer.visit_body(parsed.node.body)
-    if ret_types and not transformer.returned:
-        raise TaichiSyntaxError(
-            f"kernel '{fn.__name__}' is annotated to return a value but has no return statement",
-            loc,
-        )
+    if ret_types:
+        check_returned(frame, "kernel", loc)
     return Kernel(name, body, params, list(ret_types))
 
 

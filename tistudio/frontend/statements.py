@@ -10,6 +10,7 @@ from tistudio.frontend.asserts import compile_assert
 from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError, unsupported
 from tistudio.frontend.matrix import SWIZZLE
 from tistudio.frontend.operators import is_runtime
+from tistudio.frontend.returns import compile_return
 from tistudio.frontend.scope import MISSING
 from tistudio.frontend.values import ExprVector, PickedElement, StructValue, StructVar, VectorVar
 from tistudio.ir import frontend as fe
@@ -37,6 +38,8 @@ class StatementsMixin:
 
     def visit_body(self, stmts: list[ast.stmt]) -> None:
         for node in stmts:
+            if self.frame.returned:  # a return reached while compiling ends the body (Taichi)
+                return
             self.visit_stmt(node)
 
     def visit_stmt(self, node: ast.stmt) -> None:
@@ -355,7 +358,7 @@ class StatementsMixin:
             )
 
     def stmt_Return(self, node: ast.Return) -> None:
-        self.compile_return(node)
+        compile_return(self, node)
 
     def stmt_Assert(self, node: ast.Assert) -> None:
         compile_assert(self, node)  # checked at run time in debug mode only, as in Taichi

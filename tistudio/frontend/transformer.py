@@ -24,7 +24,7 @@ from tistudio.frontend.scope import Scope
 from tistudio.frontend.source import signature_of
 from tistudio.frontend.statements import StatementsMixin
 from tistudio.frontend.structs import StructsMixin
-from tistudio.frontend.values import BoundStructMethod, ExprVector, LoopConfig, StructValue
+from tistudio.frontend.values import BoundStructMethod, ExprVector, LoopConfig
 from tistudio.ir import frontend as fe
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.stmt import Block, SourceLoc, Stmt
@@ -195,10 +195,14 @@ class Transformer(
         return self.ops.const(value, loc, dtype)
 
     def typed(self, value: Any, dtype: PrimitiveType, loc: Any) -> fe.Expr:
-        """`value` as an expression of `dtype` (Python numbers become constants of it)."""
+        """`value` as an expression of `dtype` (Python numbers become constants of it). An int
+        that `dtype` cannot hold is, as in Taichi, a literal of `default_ip` cast (wrapping) to
+        it: `ti.i16` member `b=65537` holds 1, `ti.u8` element `-1` holds 255."""
         if is_runtime(value):
             return self.ops.cast(value, dtype, loc)
         number = float(value) if dtype.is_float else int(value)
+        if dtype.is_integral and not _holds(dtype, number):
+            return self.ops.cast(self.ops.const(number, loc), dtype, loc)
         return self.ops.const(number, loc, dtype)
 
     def call_python(self, func: Any, args: list[Any], kwargs: dict[str, Any], loc: Any) -> Any:
@@ -220,36 +224,12 @@ class Transformer(
         except Exception as e:  # noqa: BLE001 - surface Python's complaint at the user's line
             raise TaichiSyntaxError(f"{type(e).__name__}: {e}", loc) from None
 
-    # --- returns -------------------------------------------------------------------------
 
-    def compile_return(self, node: ast.Return) -> None:
-        if self.frame.kind == "func":
-            self.func_return(node)
-            return
-        loc = self.loc(node)
-        if self.runtime_nesting > 0 or self.loop_kinds:
-            raise TaichiSyntaxError(
-                "a kernel may only return at its top level, not inside if/for/while", loc
-            )
-        if node.value is None:
-            values: list[Any] = []
-        else:
-            value = self.visit_expr(node.value)
-            values = []  # vectors and matrices return their elements, flat
-            for v in value if isinstance(value, tuple) else (value,):
-                if isinstance(v, StructValue):
-                    values.extend(self.flatten_struct(v))
-                else:
-                    values.extend(v.elements if isinstance(v, ExprVector) else [v])
-        if len(values) != len(self.kernel_ret_types):
-            expected = len(self.kernel_ret_types)
-            raise TaichiSyntaxError(
-                f"this kernel is annotated to return {expected} value(s) but returns {len(values)}",
-                loc,
-            )
-        exprs = [self.ops.cast(v, t, loc) for v, t in zip(values, self.kernel_ret_types)]
-        self.emit(fe.FrontendReturn(exprs, loc=loc))
-        self.returned = True
+def _holds(dtype: PrimitiveType, value: int) -> bool:
+    """Whether the integer type `dtype` can hold `value` as it is."""
+    if not dtype.is_signed:
+        return 0 <= value < (1 << dtype.bits)
+    return -(1 << (dtype.bits - 1)) <= value < (1 << (dtype.bits - 1))
 
 
 def check_arguments(

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tistudio.events import bus
+from tistudio.frontend.arguments import bind_arguments
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.kernel_builder import ParamSpec, build_frontend_ir
 from tistudio.frontend.source import ParsedFunction, parse_function, resolve_annotation
@@ -294,10 +295,16 @@ class Kernel:
         return args_.returned_values(returned, entry)
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple:
-        if kwargs:
-            return tuple(self._signature.bind(*args, **kwargs).args)
-        given = f"{len(args)} given"
-        raise TypeError(f"kernel '{self.__name__}' takes {len(self._names)} argument(s), {given}")
+        """The arguments in parameter order, bound as Taichi binds them (`frontend/arguments.py`:
+        its TaichiSyntaxError, which is also a TypeError)."""
+        bound = bind_arguments(
+            f"kernel '{self.__name__}'",
+            self._signature,
+            args,
+            kwargs,
+            lambda ann: resolve_annotation(self.fn, ann),
+        )
+        return tuple(bound.values())
 
     def _lookup(self, args: tuple, specs: list[ParamSpec], program: Any) -> CacheEntry:
         """The slow path of a call: the full template key, compiling on a miss; then remember
