@@ -222,6 +222,24 @@ def _rsqrt(x: float) -> float:
     return 1.0 / math.sqrt(x)
 
 
+def _popcnt(x: int) -> int:
+    """Taichi's popcnt of a Python int: the ones of `bin(x)` (of |x| for a negative x)."""
+    return bin(x).count("1")
+
+
+def _clz(x: int) -> int:
+    """Taichi's clz of a Python int: leading zeros in 32 bits (32 for x <= 0, 0 past 2**31)."""
+    return 32 - py.min(py.max(x, 0).bit_length(), 32)
+
+
+def _frexp(t: Any, loc: Any, x: Any) -> Any:
+    """`ti.frexp(x)` of a Python number: (mantissa, exponent), as NumPy's in Taichi. Taichi 1.7.4
+    cannot compile it on run-time values (its back ends reject the frexp unary op), nor do we."""
+    if is_runtime(x) or isinstance(x, ExprVector):
+        raise TaichiSyntaxError("ti.frexp() of a value computed at run time is not supported", loc)
+    return math.frexp(x)
+
+
 def _bit_shr(t: Any, loc: Any, a: Any, b: Any) -> Any:
     """Logical shift at the operand's width; on two Python ints Taichi computes `a >> b`."""
     if not is_runtime(a) and not is_runtime(b):
@@ -321,6 +339,9 @@ BUILTINS: dict[str, Builtin] = {
     "floor": _rounding(UnaryOpType.floor, math.floor),
     "ceil": _rounding(UnaryOpType.ceil, math.ceil),
     "round": _unary(UnaryOpType.round, py.round),  # Python values: Python's round, as Taichi
+    "popcnt": _unary(UnaryOpType.popcnt, _popcnt),
+    "clz": _unary(UnaryOpType.clz, _clz),
+    "frexp": _frexp,
     "atan2": _binary(BinaryOpType.atan2, math.atan2),
     "max": _nary(BinaryOpType.max, py.max),
     "min": _nary(BinaryOpType.min, py.min),

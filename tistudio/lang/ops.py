@@ -58,6 +58,9 @@ rsqrt = _builtin("rsqrt", lambda x: 1.0 / math.sqrt(x))
 floor = _builtin("floor", math.floor)
 ceil = _builtin("ceil", math.ceil)
 round = _builtin("round", _py.round)  # noqa: A001 - Taichi's name
+popcnt = _builtin("popcnt", _python_builtin("popcnt"))
+clz = _builtin("clz", _python_builtin("clz"))
+frexp = _builtin("frexp", _python_builtin("frexp"))
 abs = _builtin("abs", lambda x: x if x >= 0 else -x)  # noqa: A001
 pow = _builtin("pow", lambda a, b: a**b)  # noqa: A001
 max = _builtin("max", _python_builtin("max"))  # noqa: A001

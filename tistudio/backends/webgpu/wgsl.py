@@ -380,11 +380,22 @@ def _bit_count(op: U, src: PrimitiveType, x: str) -> str:
     """popcnt / clz on the unsigned bit pattern; narrow types count within their width."""
     reg = WGSL_TYPE[src.name]
     fn = "countOneBits" if op is U.popcnt else "countLeadingZeros"
+    if src.bits == 64:
+        return f"{reg}({_bit_count_64(op, x if src.kind == 'uint' else f'bitcast<u64>({x})')})"
     if not is_narrow(src):
         return f"{fn}({x})"
     pattern = narrow_unsigned(x, src)
     result = f"{fn}({pattern})" if op is U.popcnt else f"({fn}({pattern}) - {32 - src.bits}u)"
     return f"{reg}({result})"
+
+
+def _bit_count_64(op: U, bits: str) -> str:
+    """popcnt / clz of a u64 from its two 32-bit halves: naga cannot yet write SPIR-V for the
+    64-bit builtins (gfx-rs/wgpu#5276) and panics instead of reporting it."""
+    hi, lo = f"u32({bits} >> 32u)", f"u32({bits} & 0xfffffffflu)"
+    if op is U.popcnt:
+        return f"(countOneBits({hi}) + countOneBits({lo}))"
+    return f"select(countLeadingZeros({hi}), 32u + countLeadingZeros({lo}), {hi} == 0u)"
 
 
 # --- casts --------------------------------------------------------------------------------
