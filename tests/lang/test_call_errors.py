@@ -124,3 +124,61 @@ def test_a_func_binds_keywords_and_defaults() -> None:
         return foo(1, c=5, b=2) + foo(b=1, a=0)
 
     assert run() == 125 + 13
+
+
+vec3 = ti.types.vector(3, ti.f32)
+mat22 = ti.types.matrix(2, 2, ti.f32)
+
+
+@ti.func
+def _takes_vec3(a: vec3) -> ti.f32:
+    return a[0]
+
+
+@ti.func
+def _takes_mat22(a: mat22) -> ti.f32:
+    return a[0, 0]
+
+
+@ti.kernel
+def _short_vector() -> ti.f32:
+    return _takes_vec3(ti.Matrix([3, 4]))
+
+
+@ti.kernel
+def _wide_matrix() -> ti.f32:
+    return _takes_mat22(ti.Matrix([[3, 4, 5], [1, 2, 3]]))
+
+
+@ti.kernel
+def _scalar_for_vector() -> ti.f32:
+    return _takes_vec3(1.0)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "message"),
+    [
+        (_short_vector, r"is expected to be a Matrix with n 3, but got 2"),
+        (_wide_matrix, r"is expected to be a Matrix with m 2, but got 3"),
+        (_scalar_for_vector, r"is expected to be a Matrix, but got <class 'float'>"),
+    ],
+)
+def test_a_func_vector_parameter_checks_the_shape(kernel, message) -> None:
+    with pytest.raises(ti.TaichiSyntaxError, match=message) as info:
+        kernel()
+    assert "ti.func parameter 'a'" in str(info.value)
+
+
+def test_a_func_vector_parameter_is_a_copy() -> None:
+    @ti.func
+    def clobber(a: vec3) -> ti.f32:
+        a[0] = 100
+        return a[0]
+
+    @ti.kernel
+    def run() -> ti.f32:
+        x = ti.Vector([3.0, 4.0, 5.0])
+        y = clobber(x)
+        return x[0] + y
+
+    assert run() == 103.0

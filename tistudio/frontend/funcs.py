@@ -133,26 +133,31 @@ class FuncsMixin:
         annotations = fn.__annotations__
         for name, value in arguments.items():
             ann = resolve_annotation(fn, annotations.get(name))
-            if getattr(ann, "__ti_ref__", None) is not None:  # a real function's ti.ref(dtype)
-                if not isinstance(value, fe.IdExpr):
-                    raise TaichiSyntaxError(f"ti.ref parameter '{name}' takes a variable", loc)
-                scope.bind(name, value.var)
-            elif getattr(ann, "__ti_template__", False):
-                if isinstance(value, fe.IdExpr):
-                    value = value.var  # by reference: the caller's variable itself
-                scope.bind(name, value)
-            elif ann is not None and self.is_dtype_like(ann):
-                dtype = self.resolve_dtype(ann, loc)
-                scope.bind(name, self.new_var(dtype, name, self.ops.cast(value, dtype, loc), loc))
-            elif is_runtime(value) or self._is_number(value):
-                expr = self.ops.const(value, loc)
-                scope.bind(name, self.new_var(expr.dtype, name, expr, loc))
-            elif isinstance(value, ExprVector):  # by value, in a tensor variable
-                scope.bind(name, self.declare_matrix(name, value, loc))
-            elif isinstance(value, StructValue):  # by value, one variable per member
-                scope.bind(name, self.declare_struct(name, value, loc))
-            else:
-                scope.bind(name, value)
+            scope.bind(name, self._param_value(name, ann, value, loc))
+
+    def _param_value(self, name: str, ann: Any, value: Any, loc: Any) -> Any:
+        """What parameter `name` (annotated `ann`) holds in the callee for argument `value`."""
+        if getattr(ann, "__ti_ref__", None) is not None:  # a real function's ti.ref(dtype)
+            if not isinstance(value, fe.IdExpr):
+                raise TaichiSyntaxError(f"ti.ref parameter '{name}' takes a variable", loc)
+            return value.var
+        if getattr(ann, "__ti_template__", False):
+            # by reference: the caller's variable itself
+            return value.var if isinstance(value, fe.IdExpr) else value
+        if hasattr(ann, "_ti_matrix_type"):  # by value, after Taichi's shape checks
+            _check_matrix_arg(name, ann, value, loc)
+            return self.declare_matrix(name, value, loc)
+        if ann is not None and self.is_dtype_like(ann):
+            dtype = self.resolve_dtype(ann, loc)
+            return self.new_var(dtype, name, self.ops.cast(value, dtype, loc), loc)
+        if is_runtime(value) or self._is_number(value):
+            expr = self.ops.const(value, loc)
+            return self.new_var(expr.dtype, name, expr, loc)
+        if isinstance(value, ExprVector):  # by value, in a tensor variable
+            return self.declare_matrix(name, value, loc)
+        if isinstance(value, StructValue):  # by value, one variable per member
+            return self.declare_struct(name, value, loc)
+        return value
 
     def compile_func_body(self, body: list[ast.stmt], frame: FuncFrame) -> None:
         if not frame.real:  # its returns stand where compiling stops (`returns.py`)
@@ -261,3 +266,29 @@ class FuncsMixin:
             for v in frame.result
         ]
         return exprs[0] if len(exprs) == 1 else tuple(exprs)
+
+
+def _check_matrix_arg(name: str, ann: Any, value: Any, loc: Any) -> None:
+    """A ti.func parameter annotated as a vector or matrix takes one of that shape; Taichi's
+    words: "Argument a of type ... is expected to be a Matrix with n 3, but got 2"."""
+    shape = tuple(ann._ti_matrix_type[0])
+    kind = f"{shape[0]}-vector" if len(shape) == 1 else f"{shape[0]}x{shape[1]} matrix"
+    start = f"ti.func parameter '{name}' is a {kind}"
+    taichi = f"Argument {name} of type {ann} is expected to be a Matrix"
+    if not isinstance(value, ExprVector):
+        raise TaichiSyntaxError(
+            f"{start}, but gets a {type(value).__name__}: {taichi}, but got {type(value)}.", loc
+        )
+    got = tuple(value.shape)
+    if len(got) != len(shape):
+        raise TaichiSyntaxError(
+            f"{start}, but gets shape {got}: {taichi} with ndim {len(shape)}, but got {len(got)}.",
+            loc,
+        )
+    for axis, letter in enumerate("nm"[: len(shape)]):
+        if got[axis] != shape[axis]:
+            raise TaichiSyntaxError(
+                f"{start}, but gets shape {got}: {taichi} with {letter} {shape[axis]}, but got "
+                f"{got[axis]}.",
+                loc,
+            )
