@@ -73,3 +73,20 @@ def test_operator_functions_compile_as_their_operators() -> None:
     np.testing.assert_array_equal(r[None].to_numpy(), [[19 - 3, 22 - 4], [43 - 5, 50 - 6]])
     assert flags[None].to_numpy().tolist() == [1 - 2, 0 - 5]
     assert ops.add(2, 3) == 5  # Python scope: Python's operator
+
+
+def test_a_vector_has_no_transpose_in_either_scope() -> None:
+    @ti.kernel
+    def outer():
+        x = ti.Vector([1, 2])
+        y = ti.Vector([3, 4])
+        print(x @ y.transpose())
+
+    with pytest.raises(ti.TaichiCompilationError, match="write `a.outer_product"):
+        outer()
+    with pytest.raises(ti.TaichiCompilationError, match="cannot apply to a vector"):
+        ti.Vector([1, 2]).transpose()
+    assert ti.Matrix.cols([ti.Vector([1, 2]), ti.Vector([3, 4])]).to_numpy().tolist() == [
+        [1, 3],
+        [2, 4],
+    ]

@@ -21,6 +21,10 @@ from tistudio.ir.ops import AtomicOpType, BinaryOpType, UnaryOpType
 from tistudio.ir.promotion import promote
 from tistudio.ir.types import PrimitiveType, TensorType, i32
 
+VECTOR_TRANSPOSE = (  # Taichi's words: a vector is neither a row nor a column
+    "`transpose()` cannot apply to a vector. If you want something like `a @ b.transpose()`, "
+    "write `a.outer_product(b)` instead."
+)
 SWIZZLE = {c: k for group in ("xyzw", "rgba", "stpq") for k, c in enumerate(group)}
 
 
@@ -363,7 +367,7 @@ def outer_product(t: Any, v: ExprVector, w: ExprVector, loc: Any) -> ExprVector:
 
 def transpose(t: Any, v: ExprVector, loc: Any = None) -> ExprVector:
     if not v.is_matrix:
-        return ExprVector(list(v.elements), (1, len(v.elements)))
+        raise TaichiTypeError(VECTOR_TRANSPOSE, loc)
     n, m = v.shape
     return ExprVector([v.elements[i * m + j] for j in range(m) for i in range(n)], (m, n))
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from tistudio.frontend.matrix import SWIZZLE
+from tistudio.frontend.errors import TaichiTypeError
+from tistudio.frontend.matrix import SWIZZLE, VECTOR_TRANSPOSE
 
 
 class Matrix:
@@ -161,7 +162,9 @@ class Matrix:
         return Matrix(np.outer(self._data, o._data))
 
     def transpose(self) -> Matrix:
-        return Matrix(self._data.T if self._data.ndim == 2 else self._data.reshape(1, -1))
+        if self._data.ndim != 2:
+            raise TaichiTypeError(VECTOR_TRANSPOSE)
+        return Matrix(self._data.T)
 
     @property
     def T(self) -> Matrix:  # noqa: N802 - NumPy's and Taichi's name
