@@ -13,7 +13,13 @@ Kernel arguments (`convert_array_args`):
   contiguous CPU array, the kernel runs on that, and the result is copied back into the
   original tensor after the launch (`t.copy_(...)`, under `torch.no_grad()`);
 * any other DLPack producer (`__dlpack__`) is viewed through `np.from_dlpack` (zero copy on
-  the CPU); a non-contiguous view is copied in and written back after the launch.
+  the CPU); a non-contiguous view is copied in and written back after the launch;
+* a NumPy array is passed as it is when C-contiguous (the common case costs nothing more); a
+  Fortran-ordered one (a transpose, `np.asfortranarray`) is copied into a C-contiguous array and
+  copied back into the caller's array after the launch, as Taichi 1.7.4 does; any other view (a
+  strided slice, a reversed one) is refused with Taichi's ValueError, "Non contiguous numpy
+  arrays are not supported". `strided_array_at` tells the fast path of a call that one of its
+  arrays needs this (`Kernel.__call__` then takes the slow path, which converts).
 
 Fields have no contiguous host array of their own that a consumer could keep, so their
 `__dlpack__` exports a *copy* (`to_numpy()`); `ti.ndarray`'s `__dlpack__` exports its storage
@@ -24,7 +30,7 @@ the copy, and the writes would be lost (the argument check says to declare `ti.t
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -80,25 +86,19 @@ def dlpack_device() -> tuple[int, int]:
 
 
 def convert_array_args(
-    args: tuple, positions: tuple[int, ...]
+    args: tuple, positions: tuple[int, ...], names: Sequence[str] = ()
 ) -> tuple[tuple, Callable[[], None] | None]:
-    """`args` with each tensor / DLPack producer at `positions` replaced by a C-contiguous
-    NumPy array, and one callable running the write-backs after the launch (None if none).
-    NumPy arrays and `ti.ndarray` containers pass through untouched."""
+    """`args` with each tensor / DLPack producer / Fortran-ordered NumPy array at `positions`
+    replaced by a C-contiguous NumPy array, and one callable running the write-backs after the
+    launch (None if none). C-contiguous NumPy arrays and `ti.ndarray` containers pass through
+    untouched. `names` (the parameters' names) only make the error messages name the argument."""
     out: list[Any] | None = None
     after: list[Callable[[], None]] | None = None
     for i in positions:
-        a = args[i]
-        # a field is left for the kernel's own check to refuse: its DLPack export is a copy,
-        # which would take the kernel's writes and lose them
-        if type(a) is np.ndarray or hasattr(a, "_ti_numpy_storage") or hasattr(a, "_ti_leaves"):
+        converted = _converted(args[i], names[i] if i < len(names) else f"#{i}")
+        if converted is None:
             continue
-        if is_torch_tensor(a):
-            arr, back = _tensor_arg(a)
-        elif hasattr(a, "__dlpack__") and not isinstance(a, np.ndarray):
-            arr, back = _dlpack_arg(a)
-        else:
-            continue  # left for the kernel's own type check to report
+        arr, back = converted
         if out is None:
             out = list(args)
         out[i] = arr
@@ -114,6 +114,22 @@ def convert_array_args(
             back()
 
     return tuple(out), write_back
+
+
+def _converted(a: Any, name: str) -> tuple[np.ndarray, Callable[[], None] | None] | None:
+    """The C-contiguous array a kernel takes for `a` and its write-back, or None where `a`
+    passes untouched (or is left for the kernel's own type check to report)."""
+    if isinstance(a, np.ndarray):
+        return None if a.flags.c_contiguous else _numpy_arg(a, name)
+    # a field is left for the kernel's own check to refuse: its DLPack export is a copy, which
+    # would take the kernel's writes and lose them
+    if hasattr(a, "_ti_numpy_storage") or hasattr(a, "_ti_leaves"):
+        return None
+    if is_torch_tensor(a):
+        return _tensor_arg(a)
+    if hasattr(a, "__dlpack__"):
+        return _dlpack_arg(a)
+    return None
 
 
 def _tensor_arg(t: Any) -> tuple[np.ndarray, Callable[[], None] | None]:
@@ -144,3 +160,31 @@ def _dlpack_arg(obj: Any) -> tuple[np.ndarray, Callable[[], None] | None]:
         arr.setflags(write=False)
         return arr, None
     return arr, lambda: np.copyto(view, arr)
+
+
+def strided_array_at(args: tuple, positions: tuple[int, ...]) -> bool:
+    """Whether a NumPy array at `positions` is not C-contiguous: the executables take only
+    C-contiguous arrays, so such a call goes through `convert_array_args`."""
+    for i in positions:
+        a = args[i]
+        if isinstance(a, np.ndarray) and not a.flags.c_contiguous:
+            return True
+    return False
+
+
+def _numpy_arg(a: np.ndarray, name: str) -> tuple[np.ndarray, Callable[[], None] | None]:
+    """A Fortran-ordered array as a C-contiguous copy that goes back into `a` after the launch
+    (Taichi copies it back whether or not the kernel wrote it). A read-only one stays read-only,
+    so a kernel writing it is refused as for a C-contiguous one, and nothing goes back."""
+    if not a.flags.f_contiguous:
+        raise ValueError(
+            f"argument '{name}' is a NumPy view with strides {a.strides} for shape {a.shape} "
+            "(a strided, reversed or partial slice), which a kernel cannot address: Non "
+            "contiguous numpy arrays are not supported, please call np.ascontiguousarray(arr) "
+            "before passing it into taichi kernel."
+        )
+    arr = np.ascontiguousarray(a)
+    if not a.flags.writeable:
+        arr.setflags(write=False)
+        return arr, None
+    return arr, lambda: np.copyto(a, arr)

