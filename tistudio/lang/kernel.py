@@ -29,7 +29,7 @@ from tistudio.lang import data_oriented as oop
 from tistudio.lang import impl
 from tistudio.lang import kernel_args as args_
 from tistudio.lang.fast_calls import FastHit, fast_hit, fast_key_function, picker
-from tistudio.lang.interop import convert_array_args
+from tistudio.lang.interop import convert_array_args, strided_array_at
 from tistudio.lang.types import NdarrayType, Template, to_dtype
 
 
@@ -245,7 +245,13 @@ class Kernel:
         entry, launch, pick = hit  # fields, scalars, NumPy arrays and ti.ndarrays seen before
         entry.hits += 1
         entry.last_use = time.time()
-        returned = launch(args, program.root_addresses)
+        try:
+            returned = launch(args, program.root_addresses)
+        except ValueError:  # refused before it ran: a transposed or strided NumPy array
+            if not strided_array_at(args, self._array_positions):
+                raise
+            entry.hits -= 1
+            return self._call_slowly(args, program)  # which converts it
         if bus.kinds:
             _publish_launch(self, entry, pick(args))
         return args_.returned_values(returned, entry) if returned else None
@@ -268,8 +274,8 @@ class Kernel:
         with tensors or DLPack producers (converted to NumPy arrays, written back after)."""
         specs = self._specs_cached
         write_backs = None
-        if self._array_positions:  # tensors / DLPack producers -> C-contiguous NumPy arrays
-            args, write_backs = convert_array_args(args, self._array_positions)
+        if self._array_positions:  # tensors, DLPack, F-order arrays -> C-contiguous NumPy arrays
+            args, write_backs = convert_array_args(args, self._array_positions, self._names)
         hit = self._fast_hit(args)
         if hit is None:
             entry = self._lookup(args, specs, program)
