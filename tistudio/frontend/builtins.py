@@ -12,7 +12,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tistudio.frontend.errors import TaichiSyntaxError
+import numpy as np
+
+from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
 from tistudio.frontend.matrix import BoundMatrixMethod, all_, any_
 from tistudio.frontend.operator_functions import OPERATOR_BUILTINS, PYTHON_OPERATORS
 from tistudio.frontend.operators import is_runtime
@@ -36,7 +38,10 @@ def _static(t: Any, loc: Any, value: Any, *more: Any) -> Any:
     for v in (value, *more):
         if is_runtime(v):
             raise TaichiSyntaxError(
-                "ti.static() needs a compile-time value, but this is computed at run time", loc
+                "ti.static() needs a compile-time value, but this is computed at run time "
+                "(Input to ti.static must be compile-time constants or global pointers); "
+                "use a run-time if/for, or pass the value as a ti.template() argument",
+                loc,
             )
     return value if not more else (value, *more)
 
@@ -46,11 +51,33 @@ def _ndrange(t: Any, loc: Any, *args: Any) -> NdRangeValue:
     for a in args:
         if isinstance(a, (tuple, list)):
             if len(a) != 2:
-                raise TaichiSyntaxError("ti.ndrange bounds are n or (begin, end)", loc)
+                raise TaichiSyntaxError(
+                    "ti.ndrange bounds are n or (begin, end): Every argument of ndrange should "
+                    "be a scalar or a tuple/list like (begin, end)",
+                    loc,
+                )
             bounds.append((a[0], a[1]))
         else:
             bounds.append((0, a))
+    for bound in (b for pair in bounds for b in pair):
+        if not _is_integer(bound):
+            raise TaichiTypeError(
+                f"ti.ndrange bounds must be integers, got {_describe(bound)}: Every argument of "
+                "ndrange should be an integer scalar or a tuple/list of (int, int)",
+                loc,
+            )
     return NdRangeValue(bounds)
+
+
+def _is_integer(value: Any) -> bool:
+    """A Python or NumPy integer, or an integer value computed at run time."""
+    if is_runtime(value):
+        return value.dtype.is_integral
+    return isinstance(value, (int, np.integer))
+
+
+def _describe(value: Any) -> str:
+    return str(value.dtype) if is_runtime(value) else repr(value)
 
 
 def _grouped(t: Any, loc: Any, target: Any) -> GroupedValue:

@@ -7,6 +7,7 @@ import itertools
 from typing import Any
 
 from tistudio.frontend.builtins import builtin_name
+from tistudio.frontend.comprehensions import dict_comprehension, list_comprehension
 from tistudio.frontend.errors import (
     TaichiNameError,
     TaichiSyntaxError,
@@ -87,6 +88,23 @@ class ExpressionsMixin:
 
     def expr_Dict(self, node: ast.Dict) -> Any:
         return {self.visit_expr(k): self.visit_expr(v) for k, v in zip(node.keys, node.values)}
+
+    def expr_ListComp(self, node: ast.ListComp) -> list[Any]:
+        return list_comprehension(self, node)  # unrolled at compile time
+
+    def expr_DictComp(self, node: ast.DictComp) -> dict[Any, Any]:
+        return dict_comprehension(self, node)
+
+    def expr_NamedExpr(self, node: ast.NamedExpr) -> Any:
+        """`(y := x + 1)`: assign as `y = x + 1` would (`y := ti.static(...)` binds the value
+        itself), then the expression is `y`."""
+        loc = self.loc(node)
+        value = self.visit_expr(node.value)
+        if self.is_static_call(node.value):
+            self.scope.bind(node.target.id, value)
+        else:
+            self.assign(node.target, value, loc)
+        return self.expr_Name(ast.Name(node.target.id, ast.Load(), **_position(node.target)))
 
     def expr_BinOp(self, node: ast.BinOp) -> Any:
         loc = self.loc(node)
@@ -214,11 +232,11 @@ class ExpressionsMixin:
         loc = self.loc(node)
         var = self.vector_var_named(node.value)
         if var is not None:  # `v[i]` on a vector variable is an lvalue, maybe at a run-time index
-            return self.vector_var_element(var, self.visit_expr(node.slice), loc)
+            return self.vector_var_element(var, _matrix_key(self.visit_expr(node.slice)), loc)
         obj = self.visit_expr(node.value)
         index = self.visit_expr(node.slice)
         if isinstance(obj, ExprVector):  # `f[i][k]`: debug errors name `f[i]`
-            return self.matrix_element(obj, index, loc, label=node.value)
+            return self.matrix_element(obj, _matrix_key(index), loc, label=node.value)
         return self.subscript(obj, index, loc)
 
     def expr_Slice(self, node: ast.Slice) -> Any:
@@ -267,7 +285,7 @@ class ExpressionsMixin:
                 )
             return fe.ExternalIndexExpr(obj.arg_id, indices, dtype=obj.dtype, loc=loc)
         if isinstance(obj, ExprVector):
-            return self.matrix_element(obj, index, loc)
+            return self.matrix_element(obj, _matrix_key(index), loc)
         if is_runtime(index):
             raise TaichiSyntaxError(
                 f"cannot index a Python {type(obj).__name__} with a runtime value; "
@@ -317,6 +335,15 @@ class ExpressionsMixin:
                 args.append(self.visit_expr(a))
         kwargs = {k.arg: self.visit_expr(k.value) for k in node.keywords if k.arg is not None}
         return self.call(func, args, kwargs, loc, node)
+
+
+def _matrix_key(index: Any) -> Any:
+    """`m[I]` with a vector `I` (a ti.grouped index) means `m[I[0], I[1]]`, as in Taichi."""
+    return tuple(index.elements) if isinstance(index, ExprVector) else index
+
+
+def _position(node: ast.AST) -> dict[str, int]:
+    return {k: getattr(node, k) for k in ("lineno", "col_offset") if hasattr(node, k)}
 
 
 _PLACES = (ast.Name, ast.Attribute, ast.Subscript)  # what `lvalue` reads as a place

@@ -9,10 +9,11 @@ the element as a Python value.
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 from typing import Any
 
-from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.values import (
     ExprVector,
@@ -28,6 +29,9 @@ from tistudio.ir.types import I32_MAX, i32
 
 class LoopsMixin:
     """Compiles `for` statements (part of `transformer.Transformer`)."""
+
+    static_exit: str | None = None  # "break"/"continue" met in the innermost ti.static loop
+    static_nesting = 0  # `runtime_nesting` at the innermost ti.static loop's body
 
     def compile_for(self, node: ast.For) -> None:
         loc = self.loc(node)
@@ -56,7 +60,7 @@ class LoopsMixin:
                 "ti.ndrange(), ti.grouped() or a field",
                 loc,
             )
-        self.bind_loop_vars(loop, names, grouped, loc)
+        self.bind_loop_vars(loop, names, grouped, loc, ndrange=isinstance(iterable, NdRangeValue))
         loop.parallel = not config.serialize
         kind = "parallel" if loop.parallel and self.runtime_nesting == 0 else "serial"
         self.loop_kinds.append(kind)
@@ -131,37 +135,31 @@ class LoopsMixin:
         return loop
 
     def bind_loop_vars(
-        self, loop: fe.FrontendFor, names: list[str], grouped: bool, loc: Any
+        self, loop: fe.FrontendFor, names: list[str], grouped: bool, loc: Any, ndrange: bool
     ) -> None:
         n = len(loop.loop_var_exprs)
         if grouped:
             if len(names) != 1:
                 raise TaichiSyntaxError("ti.grouped(...) loops take exactly one variable", loc)
         elif len(names) != n:
-            raise TaichiSyntaxError(
-                f"this loop has {n} index(es) but {len(names)} loop variable(s) were given", loc
-            )
+            message = f"this loop has {n} index(es) but {len(names)} loop variable(s) were given"
+            if ndrange:  # Taichi's words, which its tests match
+                message += (
+                    ": Ndrange for loop with number of the loop variables not equal to the "
+                    "dimension of the ndrange is not supported; give one variable per "
+                    "ti.ndrange argument, or loop over ti.grouped(ti.ndrange(...))"
+                )
+            raise TaichiSyntaxError(message, loc)
         loop.loop_vars = [fe.Identifier(self.next_var_id(), i32, nm) for nm in names]
 
     def static_for(self, node: ast.For, iterable: Any) -> None:
+        """Unroll: compile the body once per element. A `break` or `continue` reached at compile
+        time (not under a run-time `if`) sets `static_exit`, which stops the statements after
+        it (`visit_body`) and here ends the unrolling or moves on to the next element."""
         loc = self.loc(node)
-        if isinstance(iterable, NdRangeValue):
-            import itertools
-
-            if any(is_runtime(b) or is_runtime(e) for b, e in iterable.bounds):
-                raise TaichiSyntaxError(
-                    "ti.static() of range(...) or ti.ndrange(...) needs compile-time bounds, "
-                    "but a bound is computed at run time",
-                    loc,
-                )
-            iterable = list(itertools.product(*(range(b, e) for b, e in iterable.bounds)))
-        try:
-            items = list(iterable)
-        except TypeError:
-            raise TaichiSyntaxError(
-                f"ti.static for needs a compile-time iterable, got {type(iterable).__name__}", loc
-            ) from None
+        items = self.static_items(iterable, loc)
         self.loop_kinds.append("static")
+        outer_nesting, self.static_nesting = self.static_nesting, self.runtime_nesting
         try:
             for item in items:
                 self.scope.push()
@@ -170,8 +168,68 @@ class LoopsMixin:
                     self.emit_block_inline(self.nested_block(node.body, runtime=False))
                 finally:
                     self.scope.pop()
+                exit_, self.static_exit = self.static_exit, None
+                if exit_ == "break":
+                    break
         finally:
+            self.static_nesting = outer_nesting
             self.loop_kinds.pop()
+
+    def static_loop_exit(self, word: str, loc: Any) -> None:
+        """`break`/`continue` in the body of a ti.static loop: it cuts the unrolled iterations,
+        so it must be decided at compile time (Taichi refuses one under a run-time `if`)."""
+        if self.runtime_nesting > self.static_nesting:
+            raise TaichiSyntaxError(
+                f"You are trying to `{word}` a static `for` loop, but the `{word}` statement is "
+                f"inside a non-static `if`. The unrolled loop's `{word}` happens at compile "
+                f"time: make the condition ti.static(...), or use a run-time loop",
+                loc,
+            )
+        self.static_exit = word
+
+    def static_items(self, iterable: Any, loc: Any, comprehension: bool = False) -> list[Any]:
+        """The elements a compile-time loop (ti.static for, a comprehension) runs over: a
+        range, a ti.ndrange with compile-time bounds (tuples), ti.grouped of one (vectors of
+        ints), a vector's elements (a matrix's rows) or any Python iterable."""
+        what = "a comprehension" if comprehension else "ti.static for"
+        grouped = isinstance(iterable, GroupedValue)
+        if grouped:
+            iterable = iterable.target
+        if isinstance(iterable, NdRangeValue):
+            if any(is_runtime(b) or is_runtime(e) for b, e in iterable.bounds):
+                if comprehension:  # Taichi's TypeError from calling Python's range()
+                    raise TaichiTypeError(
+                        "a comprehension is unrolled at compile time, so its range(...) or "
+                        "ti.ndrange(...) needs compile-time bounds, but a bound is computed at "
+                        "run time; use a run-time for loop",
+                        loc,
+                    )
+                raise TaichiSyntaxError(
+                    "ti.static() of range(...) or ti.ndrange(...) needs compile-time bounds, "
+                    "but a bound is computed at run time",
+                    loc,
+                )
+            ranges = (range(b, e) for b, e in iterable.bounds)
+            iterable = list(itertools.product(*ranges))
+            if grouped:
+                return [ExprVector(list(index)) for index in iterable]
+        elif grouped:
+            raise TaichiSyntaxError(
+                f"{what} over ti.grouped(...) needs a ti.ndrange(...) with compile-time bounds",
+                loc,
+            )
+        if is_runtime(iterable):
+            raise TaichiSyntaxError(
+                f"{what} runs at compile time and cannot iterate over a value computed at run "
+                "time; use a run-time for loop",
+                loc,
+            )
+        try:
+            return list(iterable)
+        except TypeError:
+            raise TaichiSyntaxError(
+                f"{what} needs a compile-time iterable, got {type(iterable).__name__}", loc
+            ) from None
 
     def bind_static_target(self, target: ast.expr, item: Any, loc: Any) -> None:
         if isinstance(target, ast.Name):

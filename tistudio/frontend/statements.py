@@ -38,7 +38,9 @@ class StatementsMixin:
 
     def visit_body(self, stmts: list[ast.stmt]) -> None:
         for node in stmts:
-            if self.frame.returned:  # a return reached while compiling ends the body (Taichi)
+            if self.static_exit:  # a ti.static loop's break/continue skips the rest
+                return
+            if self.frame.returned:  # so does a return reached while compiling (Taichi)
                 return
             self.visit_stmt(node)
 
@@ -337,25 +339,28 @@ class StatementsMixin:
         self.emit(stmt)
 
     def stmt_Break(self, node: ast.Break) -> None:
-        self._loop_control(node, "break")
-        self.emit(fe.FrontendBreak(loc=self.loc(node)))
+        if self._loop_control(node, "break"):
+            self.emit(fe.FrontendBreak(loc=self.loc(node)))
 
     def stmt_Continue(self, node: ast.Continue) -> None:
-        self._loop_control(node, "continue")
-        self.emit(fe.FrontendContinue(loc=self.loc(node)))
+        if self._loop_control(node, "continue"):
+            self.emit(fe.FrontendContinue(loc=self.loc(node)))
 
-    def _loop_control(self, node: ast.stmt, word: str) -> None:
+    def _loop_control(self, node: ast.stmt, word: str) -> bool:
+        """Check a `break`/`continue`; False when it acts at compile time (a ti.static loop)."""
         loc = self.loc(node)
         if not self.loop_kinds:
             raise TaichiSyntaxError(f"'{word}' outside a loop", loc)
         if self.loop_kinds[-1] == "static":
-            raise TaichiSyntaxError(f"'{word}' in a ti.static for loop is not supported", loc)
+            self.static_loop_exit(word, loc)
+            return False
         if self.loop_kinds[-1] == "parallel" and word == "break":
             raise TaichiSyntaxError(
                 "'break' is not allowed in a parallel (outermost) for loop; "
                 "use ti.loop_config(serialize=True) before the loop",
                 loc,
             )
+        return True
 
     def stmt_Return(self, node: ast.Return) -> None:
         compile_return(self, node)
