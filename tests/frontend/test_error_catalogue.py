@@ -77,15 +77,23 @@ def test_lambda() -> None:
     compile_error(ti.TaichiSyntaxError, "lambda", k, "# bad", lambda: k(1))
 
 
-def test_list_comprehension_of_runtime_values() -> None:
+def test_list_comprehension_over_a_runtime_range() -> None:
     @ti.kernel
     def k(a: ti.i32) -> ti.i32:
-        values = [a * j for j in range(3)]  # bad
+        values = [a * j for j in range(a)]  # bad
         return values[0]
 
-    compile_error(
-        ti.TaichiSyntaxError, "ListComp expressions .*list comprehensions", k, "# bad", lambda: k(1)
-    )
+    message = "comprehension is unrolled at compile time, so its range.* needs compile-time"
+    compile_error(ti.TaichiTypeError, message, k, "# bad", lambda: k(1))
+
+
+def test_set_comprehension() -> None:
+    @ti.kernel
+    def k(a: ti.i32) -> ti.i32:
+        values = {a * j for j in range(3)}  # bad
+        return len(values)
+
+    compile_error(ti.TaichiSyntaxError, "SetComp expressions", k, "# bad", lambda: k(1))
 
 
 def test_global_statement() -> None:
@@ -142,12 +150,13 @@ def test_class_definition_in_kernel() -> None:
     compile_error(ti.TaichiSyntaxError, "ClassDef", k, "# bad", k)
 
 
-def test_walrus_operator() -> None:
+def test_walrus_operator_of_a_runtime_static() -> None:
     @ti.kernel
     def k(a: ti.i32) -> ti.i32:
-        return (b := a + 1) * b  # bad
+        return (b := ti.static(a + 1)) * b  # bad
 
-    compile_error(ti.TaichiSyntaxError, "NamedExpr|:=", k, "# bad", lambda: k(1))
+    message = "ti.static\\(\\) needs a compile-time value"
+    compile_error(ti.TaichiSyntaxError, message, k, "# bad", lambda: k(1))
 
 
 def test_for_else() -> None:
