@@ -5,6 +5,16 @@ from __future__ import annotations
 import math as _math
 
 from tistudio.lang import ops
+from tistudio.lang.complex_math import (  # noqa: F401 - re-exported as ti.math.*
+    cconj,
+    cdiv,
+    cexp,
+    cinv,
+    clog,
+    cmul,
+    cpow,
+    csqrt,
+)
 from tistudio.lang.kernel import func
 from tistudio.lang.matrix import Matrix, matrix, vector
 from tistudio.lang.ops import (  # noqa: F401 - re-exported as ti.math.*
@@ -16,6 +26,9 @@ from tistudio.lang.ops import (  # noqa: F401 - re-exported as ti.math.*
     exp,
     floor,
     log,
+    max,
+    min,
+    pow,
     round,
     sin,
     sqrt,
@@ -225,3 +238,13 @@ def isnan(x):  # noqa: ANN001, ANN201
         return (ops.cast(y >> 32, u32) & 2147483647) + (ops.cast(y, u32) != 0) > 2146435072
     y = ops.bit_cast(fx, u32)
     return y & 2147483647 > 2139095040
+
+
+@func
+def popcnt(x):  # noqa: ANN001, ANN201
+    return ops.popcnt(x)
+
+
+@func
+def clz(x):  # noqa: ANN001, ANN201
+    return ops.clz(x)
