@@ -110,3 +110,52 @@ def test_one_dimensional_column_view_is_refused(arch) -> None:
     row = np.zeros((2, 2))[1]  # a row is contiguous: the kernel writes the caller's array
     fill(row)
     assert row.tolist() == [1.0, 0.0]
+
+
+def _mat3_kernel() -> object:
+    @ti.kernel
+    def add(arr: ti.types.ndarray(dtype=ti.math.mat3, ndim=2)):
+        for i in ti.grouped(arr):
+            arr[i] = arr[i] + 1.5
+
+    return add
+
+
+@pytest.mark.parametrize(
+    ("shape", "message"),
+    [
+        ((2, 2, 2, 3), r"required element_shape=\(3, 3\), array with element shape of \(2, 3\)"),
+        ((2, 2, 3), r"required array has ndim=2 element_dim=2, array with 3 dimensions is"),
+        ((2, 2, 3, 3, 1), r"required array has ndim=2 element_dim=2, array with 5 dimensions"),
+    ],
+)
+def test_numpy_element_axes_are_checked_in_taichis_words(shape, message) -> None:
+    ti.init(arch=ti.cpu)
+    with pytest.raises(ValueError, match=r"Invalid value for argument arr - " + message) as e:
+        _mat3_kernel()(np.zeros(shape, np.float32))
+    assert f"got shape {shape}" in str(e.value)  # and ours, naming the shape
+
+
+def test_numpy_matrix_elements_take_the_arrays_dtype_as_taichi_does() -> None:
+    ti.init(arch=ti.cpu)
+    add = _mat3_kernel()
+    a = np.zeros((2, 2, 3, 3), np.float64)  # an f32 matrix annotation: Taichi compiles for f64
+    add(a)
+    assert a.dtype == np.float64 and (a == 1.5).all()
+
+
+def test_numpy_scalar_dtype_is_checked_before_ndim() -> None:
+    ti.init(arch=ti.cpu)
+
+    @ti.kernel
+    def arange(x: ti.types.ndarray(ti.i32, ndim=1)):
+        for i in x:
+            x[i] = i
+
+    taichi = r"Invalid value for argument x - required array has dtype=i32, array with dtype=i64"
+    for wrong in (np.zeros(5, np.int64), np.zeros((5, 2), np.int64)):
+        with pytest.raises(ValueError, match=taichi) as e:
+            arange(wrong)
+        assert "argument 'x' must have dtype i32, got int64" in str(e.value)
+    with pytest.raises(ValueError, match=r"required ndim=1, but 2d ndarray"):
+        arange(np.zeros((5, 2), np.int32))

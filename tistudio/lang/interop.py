@@ -178,8 +178,9 @@ def _numpy_arg(a: np.ndarray, name: str) -> tuple[np.ndarray, Callable[[], None]
     so a kernel writing it is refused as for a C-contiguous one, and nothing goes back."""
     if not a.flags.f_contiguous:
         raise ValueError(
-            f"argument '{name}' is a NumPy view with strides {a.strides} for shape {a.shape} "
-            "(a strided, reversed or partial slice), which a kernel cannot address: Non "
+            f"argument '{name}' is a non-contiguous NumPy view with strides {a.strides} for "
+            f"shape {a.shape} (a strided, reversed or partial slice), which a kernel cannot "
+            "address: Non "
             "contiguous numpy arrays are not supported, please call np.ascontiguousarray(arr) "
             "before passing it into taichi kernel."
         )

@@ -32,6 +32,11 @@ def as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
             "ti.ndarray, a PyTorch tensor or a DLPack producer (ti.types.ndarray), "
             f"got {type(arg).__name__}{hint}"
         )
+    if container is arg and spec.element_shape:
+        _check_external_elements(arg, spec, kernel_name)
+        return arg
+    if container is arg and spec.dtype is not None:
+        _check_dtype(arg, container, spec, kernel_name)  # Taichi checks a dtype before ndim
     _check_element_shape(arg, container, spec, kernel_name)
     # an annotation without an element type takes a ti.ndarray's own elements
     element_shape = spec.element_shape or tuple(getattr(container, "element_shape", ()))
@@ -91,11 +96,48 @@ def _check_dtype(arg: np.ndarray, container: Any, spec: ParamSpec, kernel_name: 
     if to_dtype(arg.dtype) == spec.dtype and not vector_for_scalar:
         return
     got = f"elements of shape {vector_for_scalar}" if vector_for_scalar else arg.dtype
+    if container is arg:  # a NumPy array: Taichi's words for external arrays
+        taichi = (
+            f"Invalid value for argument {spec.name} - required array has dtype={spec.dtype}, "
+            f"array with dtype={to_dtype(arg.dtype)} is provided"
+        )
+    else:
+        taichi = (
+            f"Expect element type {spec.dtype} for argument {spec.name}, but get "
+            f"{_element_text(arg, container)}"
+        )
     raise ElementTypeError(
         f"kernel '{kernel_name}': argument '{spec.name}' must have dtype {spec.dtype}, got "
-        f"{got}: Expect element type {spec.dtype} for argument {spec.name}, but get "
-        f"{_element_text(arg, container)}"
+        f"{got}: {taichi}"
     )
+
+
+def _check_external_elements(arg: np.ndarray, spec: ParamSpec, kernel_name: str) -> None:
+    """A NumPy array for a parameter of vector/matrix elements, checked as Taichi checks one:
+    its last axes are the elements (an axis the annotation leaves open, `ti.types.matrix()`,
+    takes any size), and its dtype is not checked: the kernel compiles for the array's own."""
+    want = spec.element_shape
+    edim = len(want)
+    prefix = f"kernel '{kernel_name}': argument '{spec.name}'"
+    if spec.ndim and arg.ndim != spec.ndim + edim:
+        raise ValueError(
+            f"{prefix} must have {spec.ndim} array axes and {edim} element axes, got shape "
+            f"{arg.shape}: Invalid value for argument {spec.name} - required array has "
+            f"ndim={spec.ndim} element_dim={edim}, array with {arg.ndim} dimensions is provided"
+        )
+    if arg.ndim < edim:
+        raise ValueError(
+            f"{prefix} must have {edim} element axes, got shape {arg.shape}: Invalid value for "
+            f"argument {spec.name} - required element_dim={edim}, array with {arg.ndim} "
+            "dimensions is provided"
+        )
+    given = tuple(arg.shape[arg.ndim - edim :])
+    if any(w is not None and w != g for w, g in zip(want, given)):
+        raise ValueError(
+            f"{prefix} must end with axes {want} (its vector/matrix elements), got shape "
+            f"{arg.shape}: Invalid value for argument {spec.name} - required "
+            f"element_shape={want}, array with element shape of {given} is provided"
+        )
 
 
 def flatten_args(args: tuple, specs: list[ParamSpec], positions: tuple[int, ...]) -> list[Any]:
