@@ -60,6 +60,12 @@ class TaichiRuntimeTypeError(TaichiRuntimeError, TypeError):
         )
 
 
+class TaichiAutodiffError(TaichiCompilationError, RuntimeError):
+    """A kernel that autodiff cannot differentiate, found while making its adjoint: Taichi's
+    autodiff pass reports these from C++ as a RuntimeError ("RandStmt not supported in
+    AutoDiff"); this one is caught as either, and points at the user's line."""
+
+
 class TaichiIndexError(TaichiCompilationError, IndexError):
     """Indices that do not fit what they index (a 2-d ndarray indexed with one index)."""
 

@@ -43,6 +43,13 @@ def scalarized(_self: object, stmt: Stmt) -> NoReturn:
     raise InternalCompilerError(f"'{type(stmt).__name__}' reached auto_diff: scalarize runs first")
 
 
+def forbid_at_adjoint(stmt: Stmt, message: str) -> NoReturn:
+    """Raise the user's error for a statement that has no adjoint (Taichi's RuntimeError)."""
+    from tistudio.frontend.errors import TaichiAutodiffError
+
+    raise TaichiAutodiffError(message, stmt.loc)
+
+
 def forbid(stmt: Stmt, message: str) -> NoReturn:
     """Raise the user's error for a kernel that autodiff cannot handle, at its line."""
     from tistudio.frontend.errors import TaichiSyntaxError

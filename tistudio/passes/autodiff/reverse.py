@@ -37,7 +37,13 @@ from tistudio.ir.statements import (
 )
 from tistudio.ir.stmt import Block, Stmt, pointee, walk
 from tistudio.ir.types import PointerType
-from tistudio.passes.autodiff.common import forbid, missing_rule, scalarized, shallow_copy
+from tistudio.passes.autodiff.common import (
+    forbid,
+    forbid_at_adjoint,
+    missing_rule,
+    scalarized,
+    shallow_copy,
+)
 from tistudio.passes.autodiff.memory import MemoryAdjoints
 from tistudio.passes.autodiff.rules import Builder, is_real, partials
 
@@ -161,9 +167,16 @@ class ReverseBlock(MemoryAdjoints):
 
     reverse_StructFor = reverse_While = reverse_Offloaded = refuse
     reverse_Break = reverse_Continue = reverse_Return = refuse
-    # as Taichi's "RandStmt not supported in AutoDiff": the adjoint kernel would draw again
-    # and get other numbers than the forward run did
-    reverse_Rand = refuse
+
+    def reverse_Rand(self, stmt: Stmt) -> None:
+        # the adjoint kernel would draw again and get other numbers than the forward run did
+        forbid_at_adjoint(
+            stmt,
+            "RandStmt not supported in AutoDiff: ti.random() has no derivative, and the "
+            "gradient kernel would draw other numbers than the forward run; draw into a field "
+            "in a kernel of its own, then differentiate the kernel that reads it",
+        )
+
     reverse_MatrixInit = reverse_GetElement = scalarized
 
     def reverse_arithmetic(self, stmt: Stmt) -> None:
