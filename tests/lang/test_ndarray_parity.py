@@ -159,3 +159,24 @@ def test_numpy_scalar_dtype_is_checked_before_ndim() -> None:
         assert "argument 'x' must have dtype i32, got int64" in str(e.value)
     with pytest.raises(ValueError, match=r"required ndim=1, but 2d ndarray"):
         arange(np.zeros((5, 2), np.int32))
+
+
+def test_a_ti_ndarray_is_no_template_argument() -> None:
+    ti.init(arch=ti.cpu)
+
+    @ti.kernel
+    def copy(src: ti.template(), dst: ti.template()):
+        for i in range(src.shape[0]):
+            dst[i] = src[i]
+
+    @ti.kernel
+    def nested(pair: ti.template()):
+        pass
+
+    a, b = ti.ndarray(ti.f32, 4), ti.ndarray(ti.f32, 4)
+    message = r"Ndarray shouldn't be passed in via `ti.template\(\)`, please annotate"
+    with pytest.raises(ti.TaichiRuntimeTypeError, match=message):
+        copy(a, b)
+    with pytest.raises(ti.TaichiRuntimeTypeError, match=message):
+        nested((a, 1))
+    copy(ti.field(ti.f32, 4), ti.field(ti.f32, 4))  # fields are

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tistudio.frontend.errors import TaichiRuntimeTypeError
 from tistudio.frontend.kernel_builder import ParamSpec
 from tistudio.ir.types import PrimitiveType
 from tistudio.lang.types import to_dtype
@@ -268,6 +269,12 @@ def template_key(arg: Any) -> Any:
     counts by identity even where its class compares by value: its fields are its own."""
     if hasattr(arg, "_ti_place_snode"):
         return ("field", id(arg))
+    if hasattr(arg, "_ti_numpy_storage"):  # a ti.ndarray: a run-time argument, as in Taichi
+        raise TaichiRuntimeTypeError(
+            "a ti.ndarray cannot be a compile-time (ti.template()) argument: Ndarray shouldn't "
+            "be passed in via `ti.template()`, please annotate your kernel using "
+            "`ti.types.ndarray(...)` instead"
+        )
     if getattr(type(arg), "_data_oriented", False):
         return ("object", _Identity(arg))
     if isinstance(arg, (list, tuple)):
