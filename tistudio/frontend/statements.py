@@ -7,7 +7,12 @@ import dataclasses
 from typing import Any
 
 from tistudio.frontend.asserts import compile_assert
-from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError, unsupported
+from tistudio.frontend.errors import (
+    TaichiCompilationError,
+    TaichiSyntaxError,
+    TaichiTypeError,
+    unsupported,
+)
 from tistudio.frontend.matrix import SWIZZLE
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.returns import compile_return
@@ -90,9 +95,24 @@ class StatementsMixin:
                 self.assign(target, value, loc)
 
     def assign_unpack(self, target: ast.Tuple | ast.List, value: Any, loc: Any) -> None:
+        if isinstance(value, ExprVector) and value.is_matrix:  # as Taichi: vectors only
+            raise TaichiCompilationError(
+                f"cannot unpack a {value.shape[0]}x{value.shape[1]} matrix (only a vector "
+                "unpacks); read its elements as m[i, j]: "
+                "Matrices with more than one columns cannot be unpacked",
+                loc,
+            )
         items = value.elements if isinstance(value, ExprVector) else value
-        if not isinstance(items, (tuple, list)) or len(items) != len(target.elts):
-            raise TaichiSyntaxError("cannot unpack: the number of values does not match", loc)
+        if not isinstance(items, (tuple, list)):
+            raise TaichiSyntaxError(
+                f"cannot unpack a {type(value).__name__}: Cannot unpack type: {type(value)}", loc
+            )
+        if len(items) != len(target.elts):
+            raise TaichiSyntaxError(
+                f"cannot unpack {len(items)} values into {len(target.elts)} targets: "
+                "The number of targets is not equal to value length",
+                loc,
+            )
         # Read every right-hand side before writing any target (`a, b = b, a`).
         temps = [self.materialize(v, loc) for v in items]
         for t, v in zip(target.elts, temps):
