@@ -154,6 +154,7 @@ class MatrixMixin:
         else:
             what = "row index %d" if len(keys) == 1 else "indices (%d, %d)"
             message = f"Accessing {name} of shape {shape} with {what}"
+        message += ": Out of bound access"  # Taichi's phrase, which its tests match
         args = [self.ops.const(k, loc) for k in keys]
         return fe.FrontendAssert(self.ops.truth(cond, loc), message, args, loc=loc)
 
