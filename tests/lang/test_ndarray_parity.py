@@ -180,3 +180,28 @@ def test_a_ti_ndarray_is_no_template_argument() -> None:
     with pytest.raises(ti.TaichiRuntimeTypeError, match=message):
         nested((a, 1))
     copy(ti.field(ti.f32, 4), ti.field(ti.f32, 4))  # fields are
+
+
+@pytest.mark.parametrize("arch_", ARCHES)
+def test_debug_bounds_checks_say_out_of_bound_access_as_taichi_does(arch_) -> None:
+    ti.init(arch=arch_, debug=True)
+
+    @ti.kernel
+    def scalar(a: ti.types.ndarray(), x: ti.i32) -> ti.f32:
+        return a[x]
+
+    @ti.kernel
+    def matrix(a: ti.types.ndarray(), p: ti.i32, q: ti.i32, x: ti.i32, y: ti.i32) -> ti.f32:
+        return a[p, q][x, y]
+
+    assert scalar(np.arange(4, dtype=np.float32), 3) == 3
+    for x in (4, -1):
+        with pytest.raises(AssertionError, match="Out of bound access") as e:
+            scalar(np.zeros(4, np.float32), x)
+        assert f"Accessing ndarray argument 'a' of shape (4,) with indices ({x},)" in str(e.value)
+    m = ti.ndarray(ti.math.mat2, (4, 5))
+    with pytest.raises(AssertionError, match="Out of bound access") as e:
+        matrix(m, 2, 3, 2, 1)
+    assert "Accessing matrix 'a[p, q]' of shape (2, 2) with indices (2, 1)" in str(e.value)
+    with pytest.raises(AssertionError, match="Out of bound access"):
+        matrix(m, -3, 4, 1, 1)

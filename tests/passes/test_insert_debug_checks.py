@@ -13,8 +13,8 @@ X_CHECK = (
     "args [$0, $1]"
 )
 ARR_CHECK = (
-    """$6 : assert $5, "Accessing ndarray argument 'arr1' of shape (%d,) with indices (%d,)", """
-    "args [$1, $0]"
+    """$6 : assert $5, "Accessing ndarray argument 'arr1' of shape (%d,) with indices (%d,): """
+    """Out of bound access", args [$1, $0]"""
 )
 
 
