@@ -59,3 +59,19 @@ def test_a_count_mismatch_names_both_counts_and_taichi_words() -> None:
     with pytest.raises(ti.TaichiSyntaxError, match="3 values into 2 targets") as info:
         run()
     assert "The number of targets is not equal to value length" in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["atomic_min", "atomic_add", "atomic_and", "atomic_xor"])
+def test_an_atomic_on_a_value_that_cannot_be_written_is_refused_with_taichi_words(
+    name: str,
+) -> None:
+    atomic = getattr(ti, name)
+
+    @ti.kernel
+    def run():
+        y = ti.Vector([1, 2, 3])
+        z = atomic([3, 2, 1], y)  # noqa: F841 - the first operand is a list, not a place
+
+    with pytest.raises(ti.TaichiSyntaxError, match=f"ti.{name}\\(\\) needs a field element") as e:
+        run()
+    assert f"cannot use a non-writable target as the first operand of '{name}'" in str(e.value)

@@ -155,6 +155,8 @@ def _nary(op: BinaryOpType, fn: Callable[..., Any]) -> Builtin:
 
 
 def _atomic(op: AtomicOpType) -> Builtin:
+    name = "atomic_" + op.value.removeprefix("bit_")  # ti.atomic_and for bit_and
+
     def impl(t: Any, loc: Any, dest: Any, val: Any) -> Any:
         if isinstance(dest, ExprVector):
             return t.elementwise(lambda d, v: impl(t, loc, d, v), dest, val, loc=loc)
@@ -162,8 +164,9 @@ def _atomic(op: AtomicOpType) -> Builtin:
             return t.atomic_picked(op, dest, val, loc)
         if not isinstance(dest, fe.LVALUE_EXPRS):
             raise TaichiSyntaxError(
-                f"ti.atomic_{op.value}() needs a field element, an ndarray element or a "
-                "variable as its first argument",
+                f"ti.{name}() needs a field element, an ndarray element or a variable as its "
+                "first argument: cannot use a non-writable target as the first operand of "
+                f"'{name}'",
                 loc,
             )
         return fe.AtomicOpExpr(op, dest, t.ops.const(val, loc), dtype=dest.dtype, loc=loc)
