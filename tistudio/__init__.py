@@ -61,6 +61,7 @@ _LAZY_NAMES = {
     "tistudio.lang.impl": "init reset",
     "tistudio.runtime.sync": "sync",
     "tistudio.lang.kernel": "func kernel",
+    "tistudio.lang.linalg": "eig polar_decompose svd sym_eig",
     "tistudio.lang.matrix": "Matrix Vector",
     "tistudio.lang.matrix_field": "MatrixField",
     "tistudio.lang.ndarray": "MatrixNdarray Ndarray ScalarNdarray VectorNdarray ndarray",
