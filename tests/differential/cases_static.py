@@ -163,3 +163,53 @@ def case_static_shape_of_template_field(ti):
     ra = reverse_cumsum(a)
     rb = reverse_cumsum(b)
     return {"a": a.to_numpy(), "b": b.to_numpy(), "ra": ra, "rb": rb}
+
+
+def case_static_break_continue_and_grouped(ti):
+    """break/continue under a ti.static if cut an unrolled loop; ti.static(ti.grouped(...))
+    gives constant index vectors, usable as a field index and a matrix index."""
+    ti.init(arch=ti.cpu)
+    out = ti.field(ti.i32, shape=(3, 4))
+    m = ti.Matrix.field(2, 3, ti.i32, shape=4)
+
+    @ti.kernel
+    def run():
+        for i in range(3):
+            for j in ti.static(range(4)):
+                if ti.static(j == 1):
+                    continue
+                out[i, j] = i * 10 + j
+                if ti.static(j == 2):
+                    break
+        for p in range(4):
+            for e in ti.static(ti.grouped(ti.ndrange(2, (1, 3)))):
+                m[p][e] = e[0] * 10 + e[1] + p * 100
+
+    run()
+    return {"out": out.to_numpy(), "m": m.to_numpy()}
+
+
+def case_comprehensions_and_walrus(ti):
+    """List and dict comprehensions run at compile time and may hold run-time values; ':='
+    assigns like '='."""
+    ti.init(arch=ti.cpu)
+    src = ti.field(ti.f32, shape=4)
+    out = ti.field(ti.f32, shape=6)
+
+    @ti.kernel
+    def run(a: ti.f32):
+        v = ti.Vector([src[i] * a for i in range(4) if i != 2])
+        rows = ti.Matrix([[src[r] + c for c in range(2)] for r in range(3)])
+        table = {k: src[k] * 2 for k in range(2)}
+        out[0] = v.sum()
+        out[1] = rows[2, 1]
+        out[2] = table[1]
+        for i in range(4):
+            if (t := src[i] * a) > 4:
+                out[3] += t
+        out[4] = (w := v * 2).sum() + w[0]
+        out[5] = ti.Vector([0 for _ in range(5)]).n
+
+    src.from_numpy(ti.Vector([1.0, 2.0, 3.0, 4.0]).to_numpy())
+    run(2.0)
+    return {"out": out.to_numpy()}
