@@ -8,6 +8,9 @@ import pytest
 
 import tistudio as ti
 
+VEC3 = ti.types.vector(3, ti.f32)
+MAT31 = ti.types.matrix(3, 1, ti.f32)
+
 
 @pytest.fixture(autouse=True)
 def _init() -> None:
@@ -75,3 +78,64 @@ def test_an_atomic_on_a_value_that_cannot_be_written_is_refused_with_taichi_word
     with pytest.raises(ti.TaichiSyntaxError, match=f"ti.{name}\\(\\) needs a field element") as e:
         run()
     assert f"cannot use a non-writable target as the first operand of '{name}'" in str(e.value)
+
+
+def test_a_func_ndarray_parameter_writes_through_to_the_callers_array() -> None:
+    @ti.func
+    def fill(a: ti.types.ndarray(dtype=VEC3, ndim=1), b: ti.types.ndarray()):
+        a[0] = [100, 200, 300]
+        b[1] = 7
+
+    @ti.kernel
+    def run(x: ti.types.ndarray(ndim=1), y: ti.types.ndarray(ndim=1)):
+        fill(x, y)
+
+    arr = ti.ndarray(VEC3, shape=4)
+    flat = ti.ndarray(ti.i32, shape=4)
+    run(arr, flat)
+    assert list(arr[0]) == [100, 200, 300]
+    assert flat[1] == 7
+
+
+@ti.func
+def _write_vec2(a: ti.types.ndarray(dtype=ti.math.vec2, ndim=1)):
+    a[0] = 1
+
+
+@ti.func
+def _write_mat31(a: ti.types.ndarray(dtype=MAT31, ndim=1)):
+    a[0] = 1
+
+
+@ti.func
+def _write_i32(a: ti.types.ndarray(dtype=ti.i32, ndim=1)):
+    a[0] = 1
+
+
+@pytest.mark.parametrize(
+    ("write", "words"),
+    [
+        (_write_vec2, "required element type: VectorType[2, f32], but [Tensor (3) f32]"),
+        (_write_mat31, "required element type: MatrixType[3,1, f32], but"),
+        (_write_i32, "Expect element type i32 for argument a, but get [Tensor (3) f32]"),
+    ],
+)
+def test_a_func_ndarray_parameter_checks_the_element_type(write: object, words: str) -> None:
+    @ti.kernel
+    def run(x: ti.types.ndarray(ndim=1)):
+        write(x)
+
+    with pytest.raises(ti.TaichiCompilationError, match="parameter 'a' takes an ndarray") as e:
+        run(ti.ndarray(ti.math.vec3, shape=4))
+    assert words in str(e.value)
+    assert "write(x)" in str(e.value)
+
+
+def test_a_func_ndarray_parameter_of_scalars_refuses_vector_elements_and_other_dtypes() -> None:
+    @ti.kernel
+    def run(x: ti.types.ndarray(ndim=1)):
+        _write_i32(x)
+
+    run(ti.ndarray(ti.i32, shape=2))
+    with pytest.raises(ti.TaichiCompilationError, match="Expect element type i32 .* but get f32"):
+        run(ti.ndarray(ti.f32, shape=2))

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 
 from tistudio.frontend.arguments import bind_arguments, is_plain
-from tistudio.frontend.errors import TaichiArgumentError, TaichiSyntaxError
+from tistudio.frontend.errors import TaichiArgumentError, TaichiSyntaxError, TaichiTypeError
 from tistudio.frontend.loop_returns import FLAG, with_loop_exits
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.returns import check_returned
@@ -25,7 +25,7 @@ from tistudio.frontend.source import (
     resolve_annotation,
     signature_of,
 )
-from tistudio.frontend.values import ExprVector, StructValue, StructVar, VectorVar
+from tistudio.frontend.values import ExprVector, NdarrayArg, StructValue, StructVar, VectorVar
 from tistudio.ir import frontend as fe
 from tistudio.ir.stmt import Block
 from tistudio.ir.types import TensorType
@@ -144,6 +144,9 @@ class FuncsMixin:
         if getattr(ann, "__ti_template__", False):
             # by reference: the caller's variable itself
             return value.var if isinstance(value, fe.IdExpr) else value
+        if isinstance(value, NdarrayArg) and hasattr(ann, "ndim"):  # ti.types.ndarray(...)
+            self._check_ndarray_arg(name, ann, value, loc)
+            return value
         if hasattr(ann, "_ti_matrix_type"):  # by value, after Taichi's shape checks
             _check_matrix_arg(name, ann, value, loc)
             return self.declare_matrix(name, value, loc)
@@ -158,6 +161,33 @@ class FuncsMixin:
         if isinstance(value, StructValue):  # by value, one variable per member
             return self.declare_struct(name, value, loc)
         return value
+
+    def _check_ndarray_arg(self, name: str, ann: Any, value: NdarrayArg, loc: Any) -> None:
+        """A ti.func parameter annotated `ti.types.ndarray(dtype=...)` takes an ndarray of that
+        element type, as Taichi checks it (its `check_matched`; the number of dimensions is
+        not checked in a func, as in Taichi)."""
+        if ann.dtype is None:
+            return
+        given = _element_text(value.dtype, value.element_shape)
+        if hasattr(ann.dtype, "_ti_matrix_type"):
+            shape, dtype = ann.dtype._ti_matrix_type
+            dtype = self.resolve_dtype(dtype, loc) if dtype is not None else value.dtype
+            if tuple(shape) == value.element_shape and dtype == value.dtype:
+                return
+            kind = "VectorType[{}" if len(shape) == 1 else "MatrixType[{}"
+            want = kind.format(",".join(map(str, shape))) + f", {dtype}]"
+            taichi = f"Invalid value for argument {name} - required element type: {want}, but"
+        else:
+            want = self.resolve_dtype(ann.dtype, loc)
+            if want == value.dtype and not value.element_shape:
+                return
+            taichi = f"Expect element type {want} for argument {name}, but get"
+        raise TaichiTypeError(
+            f"ti.func parameter '{name}' takes an ndarray of {want} elements, but "
+            f"'{value.name}' has {given} elements: {taichi} {given}"
+            + (" is provided" if taichi.startswith("Invalid") else ""),
+            loc,
+        )
 
     def compile_func_body(self, body: list[ast.stmt], frame: FuncFrame) -> None:
         if not frame.real:  # its returns stand where compiling stops (`returns.py`)
@@ -266,6 +296,13 @@ class FuncsMixin:
             for v in frame.result
         ]
         return exprs[0] if len(exprs) == 1 else tuple(exprs)
+
+
+def _element_text(dtype: Any, element_shape: tuple[int, ...]) -> str:
+    """An ndarray's element type in Taichi's words: `f32` or `[Tensor (3) f32]`."""
+    if not element_shape:
+        return str(dtype)
+    return f"[Tensor ({', '.join(map(str, element_shape))}) {dtype}]"
 
 
 def _check_matrix_arg(name: str, ann: Any, value: Any, loc: Any) -> None:
