@@ -205,3 +205,74 @@ def test_debug_bounds_checks_say_out_of_bound_access_as_taichi_does(arch_) -> No
     assert "Accessing matrix 'a[p, q]' of shape (2, 2) with indices (2, 1)" in str(e.value)
     with pytest.raises(AssertionError, match="Out of bound access"):
         matrix(m, -3, 4, 1, 1)
+
+
+def _sum_plus_one(fn: object) -> object:
+    """`fn`'s parameter annotation with the body every test here runs: x + 1, summed."""
+
+    def body(x):  # noqa: ANN001, ANN202 - a kernel body, annotated by `fn`
+        s = 0.0
+        for i in ti.grouped(x):
+            x[i] = x[i] + 1.0
+            s += x[i].sum()
+        return s
+
+    body.__annotations__ = {**fn.__annotations__}
+    body.__name__ = fn.__name__
+    return ti.kernel(body)
+
+
+def test_matrix_annotation_without_sizes_takes_any_matrix() -> None:
+    ti.init(arch=ti.cpu)
+    runtime = ti.lang.impl.get_runtime()
+
+    def total(x: ti.types.ndarray(dtype=ti.types.matrix())) -> ti.f32: ...
+
+    total = _sum_plus_one(total)
+    before = runtime.get_num_compiled_functions()
+    assert total(ti.ndarray(ti.math.mat2, 3)) == 12.0
+    assert total(ti.ndarray(ti.math.mat3, 2)) == 18.0
+    assert runtime.get_num_compiled_functions() == before + 2  # one per element shape
+    assert total(np.zeros((3, 2, 2))) == 12.0
+    assert total(np.zeros((3, 3, 3), np.float32)) == 27.0  # the same ndim: its own instance
+    assert total(ti.ndarray(ti.types.matrix(2, 2, ti.f64), 3)) == 12.0  # any dtype
+    for wrong in (ti.ndarray(ti.math.vec2, 3), ti.ndarray(ti.f32, 3)):
+        with pytest.raises(ValueError, match="Invalid value for argument x"):
+            total(wrong)
+    with pytest.raises(ValueError, match="required element_dim=2, array with 1 dimensions"):
+        total(np.zeros(4))
+
+
+def test_vector_annotation_without_size_takes_any_vector() -> None:
+    ti.init(arch=ti.cpu)
+
+    def total(x: ti.types.ndarray(dtype=ti.types.vector())) -> ti.f32: ...
+
+    total = _sum_plus_one(total)
+    assert total(ti.ndarray(ti.math.vec3, 3)) == 9.0
+    assert total(ti.ndarray(ti.math.vec2, 3)) == 6.0
+    assert total(np.zeros((3, 4), np.int32)) == 12.0
+    with pytest.raises(ValueError, match=r"Invalid value for argument x - required element type"):
+        total(ti.ndarray(ti.math.mat2, 3))
+
+
+def test_partly_open_and_dtype_free_element_annotations() -> None:
+    ti.init(arch=ti.cpu)
+
+    def rows2(x: ti.types.ndarray(dtype=ti.types.matrix(2))) -> ti.f32: ...
+
+    def any_vec3(x: ti.types.ndarray(dtype=ti.types.vector(3))) -> ti.f32: ...
+
+    def f32_vec3(x: ti.types.ndarray(dtype=ti.math.vec3)) -> ti.f32: ...
+
+    rows2 = _sum_plus_one(rows2)
+    assert rows2(ti.ndarray(ti.types.matrix(2, 3, ti.f32), 3)) == 18.0
+    with pytest.raises(ValueError, match="Invalid value for argument x"):
+        rows2(ti.ndarray(ti.types.matrix(3, 2, ti.f32), 3))
+    any_vec3 = _sum_plus_one(any_vec3)  # no dtype: vec3 of any dtype, as in Taichi
+    assert any_vec3(ti.ndarray(ti.types.vector(3, ti.i32), 3)) == 9.0
+    f32_vec3 = _sum_plus_one(f32_vec3)  # ti.math.vec3 is f32
+    with pytest.raises(TypeError, match="Expect element type f32"):
+        f32_vec3(ti.ndarray(ti.types.vector(3, ti.i32), 3))
+    with pytest.raises(TypeError):
+        ti.field(ti.types.matrix(), shape=2)  # an element annotation, not a field dtype

@@ -12,7 +12,7 @@ import numpy as np
 from tistudio.frontend.errors import TaichiRuntimeTypeError
 from tistudio.frontend.kernel_builder import ParamSpec
 from tistudio.ir.types import PrimitiveType
-from tistudio.lang.types import to_dtype
+from tistudio.lang.types import NdarrayType, OpenElementType, to_dtype
 
 if TYPE_CHECKING:
     from tistudio.lang.kernel import CacheEntry
@@ -67,6 +67,36 @@ def _element_text(arg: np.ndarray, container: Any) -> str:
     return f"[Tensor ({', '.join(map(str, element_shape))}) {dtype}]"
 
 
+def ndarray_spec(name: str, annotation: NdarrayType) -> ParamSpec:
+    """The parameter `ti.types.ndarray(dtype, ndim)` declares. A vector/matrix element type
+    gives the element shape; an open one (`ti.types.matrix()`) leaves sizes and dtype None,
+    which each call's argument fills in (`element_shape_of`); so does a vector/matrix type
+    without a dtype (`ti.types.vector(3)`; `ti.math.vec3` has `float`, the default f32)."""
+    dtype, ndim = annotation.dtype, annotation.ndim or 0
+    if isinstance(dtype, OpenElementType):
+        shape, elem = dtype.shape, dtype.dtype
+    elif hasattr(dtype, "_ti_matrix_type"):  # an ndarray of vectors or matrices
+        shape, elem = dtype._ti_matrix_type
+    else:
+        return ParamSpec(name, "ndarray", dtype, ndim)
+    elem = to_dtype(elem) if elem is not None else None
+    return ParamSpec(name, "ndarray", elem, ndim, shape)
+
+
+def element_shape_of(arg: Any, arr: np.ndarray, spec: ParamSpec) -> tuple[int, ...]:
+    """The element shape an ndarray argument brings (checked by `as_array`): a ti.ndarray's
+    own, or a NumPy array's last axes where the parameter declares vector/matrix elements."""
+    given = getattr(arg, "element_shape", None)
+    if given is not None:
+        return tuple(given)
+    edim = len(spec.element_shape)
+    return tuple(arr.shape[arr.ndim - edim :]) if edim else ()
+
+
+def _fits(want: tuple[int | None, ...], given: tuple[int, ...]) -> bool:
+    return len(want) == len(given) and all(w is None or w == g for w, g in zip(want, given))
+
+
 def _check_element_shape(
     arg: np.ndarray, container: Any, spec: ParamSpec, kernel_name: str
 ) -> None:
@@ -75,13 +105,13 @@ def _check_element_shape(
         return
     given = getattr(container, "element_shape", None)  # a ti.ndarray knows its elements
     if given is None:
-        fits = tuple(arg.shape[arg.ndim - len(want) :]) == want
+        fits = _fits(want, tuple(arg.shape[arg.ndim - len(want) :]))
     else:
-        fits = tuple(given) == want
+        fits = _fits(want, tuple(given))
     if fits:
         return
     kind = "VectorType[{}" if len(want) == 1 else "MatrixType[{}"
-    required = kind.format(",".join(map(str, want))) + f", {spec.dtype}]"
+    required = kind.format(",".join(map(str, want))) + f", {spec.dtype or ''}]"
     provided = _element_text(arg, container) if given else f"an array of shape {arg.shape}"
     raise ValueError(
         f"kernel '{kernel_name}': argument '{spec.name}' must end with axes {want} (its "

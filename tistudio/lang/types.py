@@ -57,8 +57,26 @@ class NdarrayType:
 
 def ndarray(dtype: Any = None, ndim: int | None = None, **_: Any) -> NdarrayType:
     if dtype is not None and not hasattr(dtype, "_ti_matrix_type"):
-        dtype = to_dtype(dtype)
+        if not isinstance(dtype, OpenElementType):
+            dtype = to_dtype(dtype)
     return NdarrayType(dtype, ndim)
+
+
+@dataclass(frozen=True)
+class OpenElementType:
+    """`ti.types.matrix()`, `ti.types.vector()`, `ti.types.matrix(2)`: a vector or matrix type
+    with sizes (None) or the dtype (None) left open. Taichi takes one as an ndarray's element
+    annotation only: any vector (matrix) whose given sizes and dtype match, each kind of element
+    compiling its own instance of the kernel. It is no `_ti_matrix_type`, so a field or a struct
+    member cannot be declared with it."""
+
+    shape: tuple[int | None, ...]
+    dtype: Any = None
+
+    def __repr__(self) -> str:
+        kind = "vector" if len(self.shape) == 1 else "matrix"
+        sizes = [str(n) for n in self.shape] + ([f"dtype={self.dtype}"] if self.dtype else [])
+        return f"ti.types.{kind}({', '.join(sizes)})"
 
 
 _NUMPY_TO_TI = {np.dtype(t.numpy_name): t for t in PRIMITIVE_TYPES if t.kind != "bool"}
@@ -77,7 +95,7 @@ def to_dtype(value: Any) -> PrimitiveType:
         return impl.current_config().default_fp
     try:
         return _NUMPY_TO_TI[np.dtype(value)]
-    except (TypeError, KeyError):
+    except (TypeError, KeyError, ValueError):  # ValueError: NumPy read a `.dtype` of None
         raise TypeError(f"{value!r} is not a Taichi data type") from None
 
 
@@ -136,7 +154,9 @@ class _TypesNamespace:
         return primitive_types
 
     @staticmethod
-    def vector(n: int, dtype: Any = None) -> Any:
+    def vector(n: int | None = None, dtype: Any = None) -> Any:
+        if n is None:  # an ndarray's element annotation: any size
+            return OpenElementType((None,), dtype)
         from tistudio.lang.matrix import vector
 
         return vector(n, dtype)
@@ -148,7 +168,9 @@ class _TypesNamespace:
         return struct(**members)
 
     @staticmethod
-    def matrix(n: int, m: int, dtype: Any = None) -> Any:
+    def matrix(n: int | None = None, m: int | None = None, dtype: Any = None) -> Any:
+        if n is None or m is None:  # an ndarray's element annotation: any size on those axes
+            return OpenElementType((n, m), dtype)
         from tistudio.lang.matrix import matrix
 
         return matrix(n, m, dtype)
