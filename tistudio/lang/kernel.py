@@ -117,11 +117,7 @@ def _spec_of(name: str, annotation: Any, kernel_name: str) -> ParamSpec:
     if isinstance(annotation, Template) or annotation is Template:
         return ParamSpec(name, "template")
     if isinstance(annotation, NdarrayType):
-        dtype = annotation.dtype
-        if hasattr(dtype, "_ti_matrix_type"):  # an ndarray of vectors or matrices
-            shape, elem = dtype._ti_matrix_type
-            return ParamSpec(name, "ndarray", to_dtype(elem or float), annotation.ndim or 0, shape)
-        return ParamSpec(name, "ndarray", dtype, annotation.ndim or 0)
+        return args_.ndarray_spec(name, annotation)
     if hasattr(annotation, "_ti_struct_type"):  # a struct argument, passed as its scalars
         return ParamSpec(name, "struct", struct_type=annotation._ti_struct_type)
     if hasattr(annotation, "_ti_matrix_type"):  # ti.math.vec3, ti.types.matrix(2, 2, f32)
@@ -216,7 +212,7 @@ class Kernel:
                 key.append(args_.template_key(arg))
             elif spec.kind == "ndarray":
                 arr = args_.as_array(arg, spec, self.__name__)
-                key.append((arr.dtype.str, arr.ndim, getattr(arg, "element_shape", ())))
+                key.append((arr.dtype.str, arr.ndim, args_.element_shape_of(arg, arr, spec)))
             else:
                 key.append("#")
         if self.autodiff_mode != "none":  # and which ndarrays bring a `.grad` (reverse mode)
@@ -421,7 +417,7 @@ class Kernel:
         for spec, arg in zip(specs, args):
             if spec.kind == "ndarray":  # a ti.ndarray knows its element shape
                 arr = arrays[spec.name]
-                shape = spec.element_shape or tuple(getattr(arg, "element_shape", ()))
+                shape = args_.element_shape_of(arg, arr, spec)
                 ndarrays[spec.name] = (to_dtype(arr.dtype), arr.ndim - len(shape), shape)
         ir = build_frontend_ir(
             self.fn,
