@@ -139,3 +139,56 @@ def test_a_func_ndarray_parameter_of_scalars_refuses_vector_elements_and_other_d
     run(ti.ndarray(ti.i32, shape=2))
     with pytest.raises(ti.TaichiCompilationError, match="Expect element type i32 .* but get f32"):
         run(ti.ndarray(ti.f32, shape=2))
+
+
+@ti.dataclass
+class Pair:
+    x: ti.f32
+    y: ti.f32
+
+    @ti.func
+    def plus(self, other: ti.template()):
+        return Pair(self.x + other.x, self.y + other.y)
+
+    def plus_python(self, other):
+        return Pair(self.x + other.x, self.y + other.y)
+
+    def _norm1(self):
+        return abs(self.x) + abs(self.y)
+
+
+def test_dataclass_python_methods_work_on_python_scope_values() -> None:
+    @ti.kernel
+    def twice(p: Pair) -> Pair:
+        return p.plus(p)
+
+    b = twice(Pair(1, 2))
+    c = b.plus_python(b)
+    assert (c.x, c.y) == (4, 8)
+    assert c._norm1() == 12
+    cells = Pair.field(shape=2)
+    cells[1] = Pair(3, -4)
+    assert cells[1]._norm1() == 7
+
+
+def test_a_dataclass_ti_func_method_is_for_kernels_and_a_python_one_for_python_scope() -> None:
+    with pytest.raises(ti.TaichiSyntaxError, match="can only be called from a kernel"):
+        Pair(1, 2).plus(Pair(1, 2))
+
+    @ti.kernel
+    def run(p: Pair) -> ti.f32:
+        return p.plus_python(p).x
+
+    with pytest.raises(ti.TaichiSyntaxError, match="'plus_python' of struct Pair is a plain"):
+        run(Pair(1, 2))
+
+
+def test_a_dataclass_member_with_a_default_value_is_refused() -> None:
+    with pytest.raises(ti.TaichiSyntaxError, match="member 'b' has a default value") as e:
+
+        @ti.dataclass
+        class Point:
+            a: int
+            b: float = 3.14
+
+    assert "Default value in @dataclass is not supported." in str(e.value)

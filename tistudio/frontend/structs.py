@@ -89,6 +89,13 @@ class StructsMixin:
         if name in value.members:
             return value.members[name]
         method = getattr(value.type, "methods", {}).get(name)
+        if method is not None and not hasattr(method, "__ti_func__"):
+            raise TaichiSyntaxError(
+                f"method '{name}' of struct {value.type.__name__} is a plain Python function, "
+                "which tistudio runs in Python scope only; decorate it with @ti.func to call it "
+                "in a kernel",
+                loc,
+            )
         if method is not None:
             return BoundStructMethod(method, value)
         raise TaichiSyntaxError(f"struct {value.type.__name__} has no member '{name}'", loc)

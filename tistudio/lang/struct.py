@@ -8,10 +8,13 @@ a `@ti.dataclass` are `ti.func`s that receive the struct as `self`.
 
 from __future__ import annotations
 
+import inspect
+from types import MethodType
 from typing import Any
 
 import numpy as np
 
+from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.values import StructValue
 from tistudio.ir.snode import SNode
 from tistudio.lang.kernel import Func
@@ -55,6 +58,9 @@ class Struct:
         values = object.__getattribute__(self, "_values")
         if name in values:
             return values[name]
+        method = object.__getattribute__(self, "_type").methods.get(name)
+        if method is not None:  # a @ti.dataclass method, with this value as `self`
+            return MethodType(method, self)
         raise AttributeError(name)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -213,8 +219,30 @@ def dataclass(cls: type) -> StructType:
         n: eval(t, dict(module_globals)) if isinstance(t, str) else t  # noqa: S307
         for n, t in cls.__dict__.get("__annotations__", {}).items()
     }
-    methods = {n: f for n, f in cls.__dict__.items() if isinstance(f, Func)}
-    return StructType(members, methods, cls.__name__)
+    for n in members:
+        if hasattr(cls, n):
+            raise TaichiSyntaxError(
+                f"@ti.dataclass {cls.__name__}: member '{n}' has a default value "
+                f"({getattr(cls, n)!r}); struct members take none, so pass every member when "
+                "you make a value: Default value in @dataclass is not supported."
+            )
+    return StructType(members, _methods(cls), cls.__name__)
+
+
+def _methods(cls: type) -> dict[str, Any]:
+    """As Taichi: every callable attribute whose name does not start with '__' is a method,
+    its `ti.func`s (callable in kernels) and plain Python functions (callable on Python-scope
+    values) alike."""
+    methods = {}
+    for name in dir(cls):
+        if name.startswith("__"):
+            continue
+        raw = inspect.getattr_static(cls, name)
+        if isinstance(raw, Func):  # the Func itself, not bound to the class
+            methods[name] = raw
+        elif callable(getattr(cls, name)):
+            methods[name] = getattr(cls, name)
+    return methods
 
 
 def leaf_types(struct_type: StructType) -> list[tuple[str, Any]]:
