@@ -52,6 +52,19 @@ class FuncFrame:
         self.returned: str | None = None  # "void" | "value": the rest is not compiled (Taichi)
 
 
+def _refuse_captured_ndarray(name: str, ann: Any, value: Any, loc: Any) -> None:
+    """A ti.ndarray object (not a kernel's ndarray parameter) passed for a function's
+    ti.types.ndarray() parameter: Taichi refuses it, and read at compile time its elements
+    would be stale constants (indexing one anywhere is refused by `subscript`)."""
+    if hasattr(ann, "ndim") and hasattr(value, "_ti_numpy_storage"):
+        raise TaichiTypeError(
+            f"argument '{name}' is a ti.ndarray that is not a parameter of the kernel; pass it "
+            "to the kernel as a ti.types.ndarray() argument: Expected ndarray in the kernel "
+            f"argument for argument {name}, got <ti.ndarray>",
+            loc,
+        )
+
+
 def _returns_in_loops(body: list[ast.stmt]) -> ast.Return | None:
     for node in body:
         for sub in ast.walk(node):
@@ -137,6 +150,7 @@ class FuncsMixin:
 
     def _param_value(self, name: str, ann: Any, value: Any, loc: Any) -> Any:
         """What parameter `name` (annotated `ann`) holds in the callee for argument `value`."""
+        _refuse_captured_ndarray(name, ann, value, loc)
         if getattr(ann, "__ti_ref__", None) is not None:  # a real function's ti.ref(dtype)
             if not isinstance(value, fe.IdExpr):
                 raise TaichiSyntaxError(f"ti.ref parameter '{name}' takes a variable", loc)
