@@ -276,3 +276,34 @@ def test_partly_open_and_dtype_free_element_annotations() -> None:
         f32_vec3(ti.ndarray(ti.types.vector(3, ti.i32), 3))
     with pytest.raises(TypeError):
         ti.field(ti.types.matrix(), shape=2)  # an element annotation, not a field dtype
+
+
+def test_a_ti_ndarray_reaches_a_kernel_only_as_its_argument() -> None:
+    ti.init(arch=ti.cpu)
+    weight = ti.ndarray(ti.f32, (2, 2, 2))
+    weight.fill(42.0)
+
+    @ti.real_func
+    def first(w: ti.types.ndarray(ti.f32, ndim=3)) -> ti.f32:
+        return w[1, 1, 1]
+
+    @ti.kernel
+    def through_real_func() -> ti.f32:
+        return first(weight)
+
+    @ti.kernel
+    def direct() -> ti.f32:
+        return weight[1, 1, 1]  # was a compile-time constant: stale after weight.fill(7)
+
+    @ti.kernel
+    def as_argument(w: ti.types.ndarray(ti.f32, ndim=3)) -> ti.f32:
+        return first(w)
+
+    message = r"Expected ndarray in the kernel argument for argument w, got <ti.ndarray>"
+    with pytest.raises(ti.TaichiTypeError, match=message):
+        through_real_func()
+    with pytest.raises(ti.TaichiTypeError, match="pass it to the kernel as a ti.types.ndarray"):
+        direct()
+    assert as_argument(weight) == 42.0
+    weight.fill(7.0)
+    assert as_argument(weight) == 7.0

@@ -286,6 +286,12 @@ class ExpressionsMixin:
             return fe.ExternalIndexExpr(obj.arg_id, indices, dtype=obj.dtype, loc=loc)
         if isinstance(obj, ExprVector):
             return self.matrix_element(obj, _matrix_key(index), loc)
+        if hasattr(obj, "_ti_numpy_storage"):  # read at compile time, it would be stale
+            raise TaichiTypeError(
+                "a ti.ndarray that is not a parameter of the kernel cannot be indexed in it; "
+                "pass it to the kernel as a ti.types.ndarray() argument",
+                loc,
+            )
         if is_runtime(index):
             raise TaichiSyntaxError(
                 f"cannot index a Python {type(obj).__name__} with a runtime value; "
