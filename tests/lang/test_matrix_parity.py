@@ -90,3 +90,39 @@ def test_a_vector_has_no_transpose_in_either_scope() -> None:
         [1, 3],
         [2, 4],
     ]
+
+
+def test_vector_times_matrix_and_tuples_as_vectors_in_a_kernel() -> None:
+    out = ti.Vector.field(2, dtype=ti.f32, shape=3)
+
+    @ti.kernel
+    def run(t: ti.i32):
+        w = ti.Vector([5, -12])
+        m = ti.Matrix([[5, 7], [9, t]])
+        out[0] = w @ m  # a row vector times a matrix, not a dot product
+        a = ti.Vector([1, 2], ti.f32) / 2
+        out[1] = a - (0.5, 1.0) + [t, 0]
+        c = ti.Matrix([[1, 2], [3, 4]])
+        out[2] = ti.Vector([(c == ((1, 2), (3, 5))).cast(ti.i32).sum(), all(c < ((2, 3), (4, 5)))])
+
+    run(10)
+    assert out[0].to_numpy().tolist() == [25 - 108, 35 - 120]
+    assert out[1].to_numpy().tolist() == [10, 0]
+    assert out[2].to_numpy().tolist() == [3, 1]
+
+
+def test_python_scope_operators_and_math_on_matrices() -> None:
+    import operator
+
+    a, b = np.array([[1, 2], [3, 4]]), np.array([[5, 6], [7, 8]])
+    for op in (operator.ifloordiv, operator.imod, operator.ilshift, operator.irshift):
+        np.testing.assert_array_equal(op(ti.Matrix(a), ti.Matrix(b)).to_numpy(), op(a, b))
+    for op in (operator.ior, operator.ixor, operator.iand, operator.ipow):
+        np.testing.assert_array_equal(op(ti.Matrix(a), ti.Matrix(b)).to_numpy(), op(a, b))
+    v = ti.Vector([1.5, 2.5])
+    assert (v < [2, 3]).all() and not (v > [2, 3]).any() and (v >= 1.5).all()
+    assert ti.max(2, ti.Vector([1, 3])).to_numpy().tolist() == [2, 3]
+    np.testing.assert_allclose(ti.cos(ti.Vector([2, 3])).to_numpy(), np.cos([2, 3]))
+    assert ti.select(ti.Vector([1, 0]), ti.Vector([2, 3]), ti.Vector([4, 5])).to_list() == [2, 5]
+    assert ti.types.vector(3, ti.f32)([0, 1, 2]).entries.dtype == np.float32
+    assert ti.types.matrix(2, 2, ti.i32)([[0, 1], [2, 3]]).entries.dtype == np.int32

@@ -13,7 +13,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
-from tistudio.frontend.errors import TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.errors import TaichiIndexError, TaichiSyntaxError, TaichiTypeError
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.values import ExprVector, PickedElement, VectorVar
 from tistudio.ir import frontend as fe
@@ -97,20 +97,15 @@ class MatrixMixin:
     def vector_var_element(
         self, vv: VectorVar, index: Any, loc: Any, label: ast.expr | None = None
     ) -> Any:
-        """`v[i]` / `m[i, j]` / `m[i]` (row i) on a vector variable: lvalues, maybe at run-time
-        indices. Constant indices are checked now; run-time ones in debug mode, when run, with
-        errors naming the variable (or `label`, the expression a temporary's value came from)."""
+        """`v[i]` / `m[i, j]` on a vector variable: lvalues, maybe at run-time indices.
+        Constant indices are checked now; run-time ones in debug mode, when run, with errors
+        naming the variable (or `label`, the expression a temporary's value came from)."""
         keys = list(index) if isinstance(index, tuple) else [index]
-        is_row = len(vv.shape) == 2 and len(keys) == 1
-        if len(keys) != len(vv.shape) and not is_row:
-            raise TaichiSyntaxError(f"a {vv.var.dtype} takes {len(vv.shape)} index(es)", loc)
+        _check_index_count(vv.shape, keys, loc)
         for key, n in zip(keys, vv.shape):
             if not is_runtime(key):
                 _check_bounds(key, n, loc)
         check = self.index_check(vv.var.name if label is None else label, vv.shape, keys, loc)
-        if is_row:
-            cols = range(vv.shape[1])
-            return ExprVector([self.element_ptr(vv, [keys[0], j], check, loc) for j in cols])
         return self.element_ptr(vv, keys, check, loc)
 
     def element_ptr(
@@ -152,8 +147,7 @@ class MatrixMixin:
         if len(shape) == 1:
             message = f"Accessing {name} of size {shape[0]} with index %d"
         else:
-            what = "row index %d" if len(keys) == 1 else "indices (%d, %d)"
-            message = f"Accessing {name} of shape {shape} with {what}"
+            message = f"Accessing {name} of shape {shape} with indices (%d, %d)"
         message += ": Out of bound access"  # Taichi's phrase, which its tests match
         args = [self.ops.const(k, loc) for k in keys]
         return fe.FrontendAssert(self.ops.truth(cond, loc), message, args, loc=loc)
@@ -162,21 +156,15 @@ class MatrixMixin:
         self, value: ExprVector, index: Any, loc: Any, label: ast.expr | None = None
     ) -> Any:
         """`x[i][k]` as a place to write, `k` known at run time and `x[i]` a field or ndarray
-        element (see `PickedElement`); `x[i][k]` of a matrix is a row of them."""
+        element (see `PickedElement`)."""
         keys = list(index) if isinstance(index, tuple) else [index]
-        is_row = value.is_matrix and len(keys) == 1
-        if len(keys) != len(value.shape) and not is_row:
-            raise TaichiSyntaxError(f"a {value.shape} matrix takes {len(value.shape)} indices", loc)
+        _check_index_count(value.shape, keys, loc)
         for key, n in zip(keys, value.shape):
             if not is_runtime(key):
                 _check_bounds(key, n, loc)
         check = self.index_check("" if label is None else label, value.shape, keys, loc)
         if check is not None:
             self.emit(check)
-        if is_row:
-            cols = value.shape[1]
-            offset = self.materialize(self.index_expr(keys[0], loc), loc)
-            return ExprVector([PickedElement(value.elements[j::cols], offset) for j in range(cols)])
         flat = keys[0]
         if len(keys) == 2:
             row_start = _b(self, BinaryOpType.mul, keys[0], value.shape[1], loc)
@@ -212,17 +200,14 @@ class MatrixMixin:
     def matrix_element(
         self, value: ExprVector, index: Any, loc: Any, label: ast.expr | None = None
     ) -> Any:
-        """`v[i]` / `m[i, j]` / `m[i]` (a row); at run-time indices through a temporary, whose
-        debug errors name `label` (the source of `value`)."""
+        """`v[i]` / `m[i, j]`; at run-time indices through a temporary, whose debug errors
+        name `label` (the source of `value`). As in Taichi, a matrix takes two indices: `m[i]`
+        is no row in a kernel."""
         keys = list(index) if isinstance(index, tuple) else [index]
+        _check_index_count(value.shape, keys, loc)
         if any(is_runtime(k) for k in keys):
             var = self.declare_matrix("", value, loc)
             return self.vector_var_element(var, index, loc, label)
-        if value.is_matrix and len(keys) == 1:
-            _check_bounds(keys[0], value.shape[0], loc)
-            return ExprVector(value.row(keys[0]))
-        if len(keys) != len(value.shape):
-            raise TaichiSyntaxError(f"a {value.shape} matrix takes {len(value.shape)} indices", loc)
         flat = keys[0] if len(keys) == 1 else keys[0] * value.shape[1] + keys[1]
         _check_bounds(flat, len(value.elements), loc)
         return value.elements[flat]
@@ -247,6 +232,7 @@ class MatrixMixin:
         return MATRIX_METHODS[method.name](self, method.value, *args, loc=loc, **kwargs)
 
     def matmul(self, a: Any, b: Any, loc: Any) -> Any:
+        a, b = as_constant_vector(a), as_constant_vector(b)
         if not (isinstance(a, ExprVector) and isinstance(b, ExprVector)):
             raise TaichiTypeError("@ needs two vectors or matrices", loc)
         rows_a = [a.row(i) for i in range(a.shape[0])] if a.is_matrix else [a.elements]
@@ -260,6 +246,8 @@ class MatrixMixin:
         if len(rows_a[0]) != len(cols_b[0]):
             raise TaichiTypeError(f"cannot multiply shapes {a.shape} and {b.shape}", loc)
         out = [self.sum_of_products(r, c, loc) for r in rows_a for c in cols_b]
+        if not a.is_matrix and b.is_matrix:  # a vector is a row on the left of a matrix
+            return ExprVector(out, (b.shape[1],))
         if not a.is_matrix:  # vector @ vector is a dot product
             return out[0]
         return ExprVector(out, (a.shape[0], b.shape[1]) if b.is_matrix else (a.shape[0],))
@@ -285,6 +273,15 @@ def as_constant_vector(value: Any) -> Any:
     if hasattr(value, "_ti_matrix_value") and not isinstance(value, type):
         elements, shape = value._ti_matrix_value()
         return ExprVector(list(elements), tuple(shape))
+    if isinstance(value, (tuple, list)):  # `v - (0.5, 1.0)`: Taichi's Matrix takes a sequence
+        rows = [as_constant_vector(item) for item in value]
+        if rows and all(isinstance(r, ExprVector) and not r.is_matrix for r in rows):
+            widths = {len(r.elements) for r in rows}
+            if len(widths) == 1:
+                elements = [e for r in rows for e in r.elements]
+                return ExprVector(elements, (len(rows), widths.pop()))
+        if not any(isinstance(r, (ExprVector, tuple, list)) for r in rows):
+            return ExprVector(list(value))
     return value
 
 
@@ -375,8 +372,21 @@ def transpose(t: Any, v: ExprVector, loc: Any = None) -> ExprVector:
 
 def _square(v: ExprVector, loc: Any) -> int:
     if not v.is_matrix or v.shape[0] != v.shape[1]:
-        raise TaichiTypeError(f"a square matrix is needed, got shape {v.shape}", loc)
+        raise TaichiTypeError(
+            f"a square matrix is needed: expected a square matrix, got shape {v.shape}", loc
+        )
     return v.shape[0]
+
+
+def _check_index_count(shape: tuple[int, ...], keys: list[Any], loc: Any) -> None:
+    """A vector takes one index and a matrix two, as Taichi's `Expected 2 indices, got 1.`"""
+    if len(keys) == len(shape):
+        return
+    if len(shape) == 1:
+        what = f"a {shape[0]}-vector takes one index, v[i]"
+    else:
+        what = f"a {shape[0]}x{shape[1]} matrix takes two indices, m[i, j] (m[i] is no row here)"
+    raise TaichiIndexError(f"{what}: Expected {len(shape)} indices, got {len(keys)}.", loc)
 
 
 def _det(t: Any, rows: list[list[Any]], loc: Any) -> Any:

@@ -52,6 +52,11 @@ class Matrix:
         comes from Python numbers, so float64 / int64."""
         return self._data.copy() if self._typed else np.array(self._data.tolist())
 
+    @property
+    def entries(self) -> np.ndarray:
+        """The elements as a NumPy array of the matrix's shape and dtype (Taichi's name)."""
+        return self._data
+
     def to_list(self) -> list[Any]:
         return self._data.tolist()
 
@@ -86,6 +91,18 @@ class Matrix:
 
     def __ne__(self, other: object) -> Any:
         return self._compare(other, np.not_equal)
+
+    def __lt__(self, other: Any) -> Any:
+        return self._compare(other, np.less)
+
+    def __le__(self, other: Any) -> Any:
+        return self._compare(other, np.less_equal)
+
+    def __gt__(self, other: Any) -> Any:
+        return self._compare(other, np.greater)
+
+    def __ge__(self, other: Any) -> Any:
+        return self._compare(other, np.greater_equal)
 
     def _compare(self, other: Any, fn: Any) -> Any:
         rhs = np.asarray(other._data if isinstance(other, Matrix) else other)
@@ -139,6 +156,62 @@ class Matrix:
 
     def __neg__(self) -> Matrix:
         return Matrix(-self._data)
+
+    def __pos__(self) -> Matrix:
+        return Matrix(self._data)
+
+    def __abs__(self) -> Matrix:
+        return Matrix(np.abs(self._data))
+
+    def __invert__(self) -> Matrix:
+        return Matrix(~self._data)
+
+    # Python's other operators, element by element as NumPy has them; `m //= k` and the other
+    # in-place forms fall back to these and rebind the name, as on Taichi's Matrix
+    def __floordiv__(self, o: Any) -> Matrix:
+        return self._binary(o, np.floor_divide)
+
+    def __rfloordiv__(self, o: Any) -> Matrix:
+        return self._binary(o, lambda a, b: np.floor_divide(b, a))
+
+    def __mod__(self, o: Any) -> Matrix:
+        return self._binary(o, np.mod)
+
+    def __rmod__(self, o: Any) -> Matrix:
+        return self._binary(o, lambda a, b: np.mod(b, a))
+
+    def __pow__(self, o: Any) -> Matrix:
+        return self._binary(o, np.power)
+
+    def __rpow__(self, o: Any) -> Matrix:
+        return self._binary(o, lambda a, b: np.power(b, a))
+
+    def __rtruediv__(self, o: Any) -> Matrix:
+        return self._binary(o, lambda a, b: np.true_divide(b, a))
+
+    def __lshift__(self, o: Any) -> Matrix:
+        return self._binary(o, np.left_shift)
+
+    def __rshift__(self, o: Any) -> Matrix:
+        return self._binary(o, np.right_shift)
+
+    def __and__(self, o: Any) -> Matrix:
+        return self._binary(o, np.bitwise_and)
+
+    def __rand__(self, o: Any) -> Matrix:
+        return self._binary(o, np.bitwise_and)
+
+    def __or__(self, o: Any) -> Matrix:
+        return self._binary(o, np.bitwise_or)
+
+    def __ror__(self, o: Any) -> Matrix:
+        return self._binary(o, np.bitwise_or)
+
+    def __xor__(self, o: Any) -> Matrix:
+        return self._binary(o, np.bitwise_xor)
+
+    def __rxor__(self, o: Any) -> Matrix:
+        return self._binary(o, np.bitwise_xor)
 
     def __matmul__(self, o: Matrix) -> Any:
         return self._wrap(self._data @ o._data)

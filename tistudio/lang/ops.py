@@ -13,8 +13,11 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from tistudio.frontend.builtins import BUILTINS
 from tistudio.lang.kernel import func
+from tistudio.lang.matrix import Matrix
 from tistudio.lang.types import template  # noqa: F401 - ti.math funcs annotate with it
 
 
@@ -22,6 +25,8 @@ def _builtin(name: str, python: Callable[..., Any] | None = None) -> Callable[..
     def fn(*args: Any, **kwargs: Any) -> Any:
         if python is None:
             raise RuntimeError(f"ti.{name}() can only be used inside a kernel or ti.func")
+        if name not in _WHOLE_VALUES and any(isinstance(a, Matrix) for a in args):
+            return _elementwise(python, args)
         return python(*args, **kwargs)
 
     fn.__name__ = name
@@ -29,6 +34,24 @@ def _builtin(name: str, python: Callable[..., Any] | None = None) -> Callable[..
     fn.__ti_builtin__ = name  # type: ignore[attr-defined]
     fn.__doc__ = f"Taichi's `{name}`."
     return fn
+
+
+# Python-scope functions that take a vector as one value; the others map over its elements
+_WHOLE_VALUES = {"static", "static_print", "static_assert", "ndrange", "grouped"}
+
+
+def _elementwise(python: Callable[..., Any], args: tuple[Any, ...]) -> Matrix:
+    """`ti.cos(v)`, `ti.max(4, v)`, `ti.select(c, a, b)` on Python-scope vectors: the function
+    on each element, numbers broadcast (as Taichi does outside kernels too)."""
+    shapes = {a._data.shape for a in args if isinstance(a, Matrix)}
+    if len(shapes) != 1:
+        raise ValueError(f"vector/matrix shapes differ: {sorted(shapes)}")
+    (shape,) = shapes
+    columns = [
+        a._data.reshape(-1).tolist() if isinstance(a, Matrix) else [a] * int(np.prod(shape))
+        for a in args
+    ]
+    return Matrix(np.array([python(*row) for row in zip(*columns)]).reshape(shape))
 
 
 def _python_builtin(name: str) -> Callable[..., Any]:
