@@ -157,7 +157,8 @@ def test_numpy_scalar_dtype_is_checked_before_ndim() -> None:
         with pytest.raises(ValueError, match=taichi) as e:
             arange(wrong)
         assert "argument 'x' must have dtype i32, got int64" in str(e.value)
-    with pytest.raises(ValueError, match=r"required ndim=1, but 2d ndarray"):
+    taichi = r"Invalid value for argument x - required array has ndim=1, array with 2 dimensions"
+    with pytest.raises(ValueError, match=taichi):
         arange(np.zeros((5, 2), np.int32))
 
 

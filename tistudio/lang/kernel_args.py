@@ -43,11 +43,15 @@ def as_array(arg: Any, spec: ParamSpec, kernel_name: str) -> np.ndarray:
     element_shape = spec.element_shape or tuple(getattr(container, "element_shape", ()))
     if spec.ndim and arg.ndim - len(element_shape) != spec.ndim:
         ndim = arg.ndim - len(element_shape)
+        if container is arg:  # a NumPy array: Taichi's words for external arrays
+            taichi = f"required array has ndim={spec.ndim}, array with {ndim} dimensions is"
+        else:
+            taichi = f"required ndim={spec.ndim}, but {ndim}d ndarray with shape "
+            taichi += f"{arg.shape[:ndim]} is"
         raise ValueError(
             f"kernel '{kernel_name}': argument '{spec.name}' must have "
             f"{spec.ndim} dimension(s), got {arg.ndim}: Invalid value for argument "
-            f"{spec.name} - required ndim={spec.ndim}, but {ndim}d ndarray with shape "
-            f"{arg.shape[:ndim]} is provided"
+            f"{spec.name} - {taichi} provided"
         )
     _check_dtype(arg, container, spec, kernel_name)
     return arg
