@@ -88,11 +88,36 @@ class StatementsMixin:
     def stmt_Assign(self, node: ast.Assign) -> None:
         loc = self.loc(node)
         value = self.visit_expr(node.value)
+        if self.is_static_call(node.value):  # `n = ti.static(3)`: n is 3 itself, as in Taichi
+            for target in node.targets:
+                self.bind_static(target, value, loc)
+            return
         for target in node.targets:
             if isinstance(target, (ast.Tuple, ast.List)):
                 self.assign_unpack(target, value, loc)
             else:
                 self.assign(target, value, loc)
+
+    def bind_static(self, target: ast.expr, value: Any, loc: Any) -> None:
+        """Name `value` (a compile-time value) by `target`, a name or a tuple of names."""
+        if isinstance(target, ast.Name):
+            self.scope.bind(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (tuple, list)):
+            if len(value) != len(target.elts):
+                raise TaichiSyntaxError(
+                    f"cannot unpack {len(value)} values into {len(target.elts)} targets: "
+                    "The number of targets is not equal to value length",
+                    loc,
+                )
+            for name, item in zip(target.elts, value):
+                self.bind_static(name, item, loc)
+        else:
+            raise TaichiSyntaxError(
+                "the value of ti.static(...) can only be given a name (n = ti.static(3)), not "
+                f"stored into {ast.unparse(target)}: Static assign cannot be used on elements "
+                "in arrays",
+                loc,
+            )
 
     def assign_unpack(self, target: ast.Tuple | ast.List, value: Any, loc: Any) -> None:
         if isinstance(value, ExprVector) and value.is_matrix:  # as Taichi: vectors only
@@ -209,8 +234,19 @@ class StatementsMixin:
             loc,
         )
 
+    def check_mutable(self, name: str, current: Any, loc: Any) -> None:
+        """A kernel's arguments are read-only, as in Taichi (a ti.func's are copies)."""
+        if any(current is arg for arg in self.kernel_arguments):
+            raise TaichiSyntaxError(
+                f"cannot assign to '{name}', an argument of the kernel; copy it into a new "
+                f'variable first (v = {name}): Kernel argument "{name}" is immutable in the '
+                "kernel. If you want to change its value, please create a new variable.",
+                loc,
+            )
+
     def assign_name(self, name: str, value: Any, loc: Any) -> None:
         current = self.scope.lookup_local(name)
+        self.check_mutable(name, current, loc)
         if isinstance(current, VectorVar):
             self.assign_vector_var(current, value, loc)
             return
@@ -265,6 +301,7 @@ class StatementsMixin:
         value = self.visit_expr(node.value)
         if isinstance(node.target, ast.Name):
             current = self.scope.lookup_local(node.target.id)
+            self.check_mutable(node.target.id, current, loc)
             if isinstance(current, VectorVar) and type(node.op) in ATOMIC_AUGASSIGN:
                 self.aug_assign_places(node.op, self.vector_var_places(current, loc), value, loc)
                 return

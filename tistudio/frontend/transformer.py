@@ -53,6 +53,7 @@ class Transformer(
         self.func_stack: list[Any] = []
         self.var_counter = 0
         self.kernel_ret_types: list[PrimitiveType] = []
+        self.kernel_arguments: list[Any] = []  # the kernel's argument variables (read-only)
         self.returned = False
 
     @property
