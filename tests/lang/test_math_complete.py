@@ -219,7 +219,30 @@ def case_math_names(ti):  # noqa: ANN001, ANN201
 case_math_names.rtol = 1e-5  # f32 transcendental functions: a few ulps between libms
 case_math_names.atol = 1e-6  # results zero up to rounding (a rotation's near-zero entries)
 
-CASES = [case_complex, case_complex_f64, case_bit_counts, case_math_names]
+
+def case_unsigned_vectors_follow_default_ip(ti):  # noqa: ANN001, ANN201
+    """`uvec2/3/4` hold `default_up`, the unsigned type of `default_ip`: u64 under i64, in fields
+    and in kernels alike (a u32 would wrap 2**40 and -1)."""
+    ti.init(arch=ti.cpu, default_ip=ti.i64)
+    u = ti.math.uvec3.field(shape=3)
+
+    @ti.kernel
+    def run():  # no annotations: this module's are strings, which Taichi cannot read
+        u[0] = ti.math.uvec3(2**40, -1, 7)
+        u[1] = ti.math.uvec3(ti.u64(2**63 - 1))
+        u[2] = ti.math.uvec3(ti.math.uvec2(2**33 + 5), 1)
+
+    run()
+    return {"u": u.to_numpy()}
+
+
+CASES = [
+    case_complex,
+    case_complex_f64,
+    case_bit_counts,
+    case_math_names,
+    case_unsigned_vectors_follow_default_ip,
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.__name__)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math as _math
+from typing import Any
 
 from tistudio.lang import ops
 from tistudio.lang.complex_math import (  # noqa: F401 - re-exported as ti.math.*
@@ -35,17 +36,36 @@ from tistudio.lang.ops import (  # noqa: F401 - re-exported as ti.math.*
     tan,
     tanh,
 )
-from tistudio.lang.types import f64, u32, u64
+from tistudio.lang.types import f64, i8, i16, i32, i64, u8, u16, u32, u64
 
 vec2, vec3, vec4 = vector(2, float), vector(3, float), vector(4, float)
 ivec2, ivec3, ivec4 = vector(2, int), vector(3, int), vector(4, int)
-uvec2, uvec3, uvec4 = vector(2, u32), vector(3, u32), vector(4, u32)
 mat2, mat3, mat4 = matrix(2, 2, float), matrix(3, 3, float), matrix(4, 4, float)
 
 pi = _math.pi
 e = _math.e
 inf = _math.inf
 nan = _math.nan
+
+
+_UNSIGNED_VECTORS = {"uvec2": 2, "uvec3": 3, "uvec4": 4}
+_UNSIGNED_OF = {i8: u8, i16: u16, i32: u32, i64: u64}
+
+
+def __getattr__(name: str) -> Any:
+    """`uvec2/3/4` hold Taichi's `default_up`, the unsigned type of `default_ip` (u64 after
+    `ti.init(default_ip=ti.i64)`), read when the name is looked up as Taichi's config is."""
+    if name not in _UNSIGNED_VECTORS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from tistudio.lang import impl
+
+    program = impl.current.program  # before the first ti.init: Taichi's default, i32
+    default_ip = program.config.default_ip if program is not None else i32
+    return vector(_UNSIGNED_VECTORS[name], _UNSIGNED_OF[default_ip])
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_UNSIGNED_VECTORS])
 
 
 def _default_fp():  # noqa: ANN202 - called at compile time through ti.static
