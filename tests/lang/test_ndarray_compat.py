@@ -175,7 +175,7 @@ def test_list_of_another_size_is_not_stored(literal) -> None:
     @ti.kernel
     def store(arr: ti.types.ndarray(dtype=ti.types.vector(3, ti.i32))):
         for i in ti.grouped(arr):
-            arr[i] = ti.static(literal)
+            arr[i] = literal  # a Python list, as a vector literal
 
     size = len(literal)
     message = rf"cannot assign '\[Tensor \({size}\) i32\]' to '\[Tensor \(3\) i32\]'"
