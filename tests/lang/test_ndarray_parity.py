@@ -308,3 +308,45 @@ def test_a_ti_ndarray_reaches_a_kernel_only_as_its_argument() -> None:
     assert as_argument(weight) == 42.0
     weight.fill(7.0)
     assert as_argument(weight) == 7.0
+
+
+def test_boundary_clamp_clamps_each_array_index(arch) -> None:
+    @ti.kernel
+    def read(x: ti.types.ndarray(boundary="clamp"), i: ti.i32, j: ti.i32) -> ti.f32:
+        return x[i, j]
+
+    @ti.kernel
+    def write(x: ti.types.ndarray(boundary="clamp"), i: ti.i32, j: ti.i32):
+        x[i, j] = 100
+
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    reads = [(0, 5), (-1, 2), (1, -1), (3, 0), (2, 7), (5, 5), (-3, -3), (1, 2)]
+    assert [read(a, i, j) for i, j in reads] == [3, 2, 4, 8, 11, 11, 0, 6]  # Taichi's values
+    b = np.zeros((3, 4), np.float32)
+    write(b, 1, 5)
+    write(b, -1, 9)
+    assert np.flatnonzero(b).tolist() == [3, 7]
+
+
+def test_boundary_clamp_clamps_an_elements_flat_index(arch) -> None:
+    @ti.kernel
+    def vec(x: ti.types.ndarray(boundary="clamp"), i: ti.i32, k: ti.i32) -> ti.f32:
+        return x[i, 0][k]
+
+    @ti.kernel
+    def mat(x: ti.types.ndarray(boundary="clamp"), i: ti.i32, j: ti.i32) -> ti.f32:
+        return x[1, 2][i, j]
+
+    v = ti.ndarray(ti.math.vec3, (2, 2))
+    v.from_numpy(np.arange(12, dtype=np.float32).reshape(2, 2, 3))
+    assert [vec(v, i, k) for i, k in [(0, 3), (0, -1), (2, 1), (1, 7)]] == [2, 0, 7, 8]
+    m = ti.ndarray(ti.math.mat2, (3, 3))
+    m.from_numpy(np.arange(36, dtype=np.float32).reshape(3, 3, 2, 2))  # m[1, 2]: 20..23
+    # the flat index i * 2 + j is clamped into [0, 4): (2, 0) is element 3, not row 1
+    cases = [(-1, 0), (1, -1), (2, 0), (1, 2), (0, 1), (5, 5)]
+    assert [mat(m, i, j) for i, j in cases] == [20, 21, 23, 23, 21, 23]
+
+
+def test_boundary_is_unsafe_or_clamp() -> None:
+    with pytest.raises(ValueError, match="Invalid boundary argument: wrap"):
+        ti.types.ndarray(boundary="wrap")

@@ -236,7 +236,10 @@ class ExpressionsMixin:
         obj = self.visit_expr(node.value)
         index = self.visit_expr(node.slice)
         if isinstance(obj, ExprVector):  # `f[i][k]`: debug errors name `f[i]`
-            return self.matrix_element(obj, _matrix_key(index), loc, label=node.value)
+            key = _matrix_key(index)
+            if obj.clamped:  # an element of a boundary="clamp" ndarray
+                key = self.clamped_element_key(obj, key, loc)
+            return self.matrix_element(obj, key, loc, label=node.value)
         return self.subscript(obj, index, loc)
 
     def expr_Slice(self, node: ast.Slice) -> Any:
@@ -270,6 +273,8 @@ class ExpressionsMixin:
                     f"{len(indices)}",
                     loc,
                 )
+            if obj.boundary == "clamp":
+                indices = self.clamped_indices(obj, indices, loc)
             if obj.element_shape:  # arr[i] of a vector ndarray: one element per component
                 return ExprVector(
                     [
@@ -282,6 +287,7 @@ class ExpressionsMixin:
                         for component in itertools.product(*(range(n) for n in obj.element_shape))
                     ],
                     obj.element_shape,
+                    clamped=obj.boundary == "clamp",
                 )
             return fe.ExternalIndexExpr(obj.arg_id, indices, dtype=obj.dtype, loc=loc)
         if isinstance(obj, ExprVector):
@@ -302,6 +308,40 @@ class ExpressionsMixin:
             return obj[index]
         except Exception as e:  # noqa: BLE001 - report Python's complaint at the user's line
             raise TaichiSyntaxError(f"{type(e).__name__}: {e}", loc) from None
+
+    def clamped_indices(self, arr: NdarrayArg, indices: list[fe.Expr], loc: Any) -> list[Any]:
+        """`boundary="clamp"`: each index of `arr` clamped into `[0, extent)`, as Taichi does
+        (an out-of-range read gives the nearest edge element, a write lands there)."""
+        extents = arr.shape_exprs()
+        return [
+            self.clamp_expr(index, self.ops.binary(BinaryOpType.sub, extent, 1, loc), loc)
+            for index, extent in zip(indices, extents)
+        ]
+
+    def clamped_element_key(self, value: ExprVector, key: Any, loc: Any) -> Any:
+        """A vector/matrix index into a clamped ndarray's element: as Taichi, the element's
+        flat index `i * m + j` is clamped into `[0, n * m)`, and read back as `(i, j)`."""
+        keys = list(key) if isinstance(key, tuple) else [key]
+        if len(keys) != len(value.shape):
+            return key  # matrix_element reports the wrong count
+        size = len(value.elements)
+        if len(keys) == 1:
+            return self.clamp_expr(keys[0], size - 1, loc)
+        m = value.shape[1]
+        flat = self.ops.binary(
+            BinaryOpType.add, self.ops.binary(BinaryOpType.mul, keys[0], m, loc), keys[1], loc
+        )
+        flat = self.clamp_expr(flat, size - 1, loc)
+        return (
+            self.ops.binary(BinaryOpType.floordiv, flat, m, loc),
+            self.ops.binary(BinaryOpType.mod, flat, m, loc),
+        )
+
+    def clamp_expr(self, index: Any, top: Any, loc: Any) -> Any:
+        if not is_runtime(index) and not is_runtime(top):
+            return max(0, min(int(index), int(top)))
+        low = self.ops.binary(BinaryOpType.max, index, 0, loc)
+        return self.ops.binary(BinaryOpType.min, low, top, loc)
 
     def vector_var_named(self, node: ast.expr) -> VectorVar | None:
         if isinstance(node, ast.Name):

@@ -28,6 +28,7 @@ class ParamSpec:
     ndim: int = 0
     element_shape: tuple[int, ...] = ()  # a vector/matrix parameter, or an ndarray's elements
     struct_type: Any = None  # a struct parameter's type
+    boundary: str = "unsafe"  # an ndarray's: "clamp" clamps its indices into the array
 
 
 def build_frontend_ir(
@@ -80,14 +81,9 @@ def build_frontend_ir(
             scope.bind(spec.name, transformer.declare_matrix(spec.name, value, loc))
         else:
             dtype, ndim, element_shape = ndarrays[spec.name]
-            arg = NdarrayArg(len(params), dtype, ndim, spec.name, element_shape)
+            arg = NdarrayArg(len(params), dtype, ndim, spec.name, element_shape, spec.boundary)
             scope.bind(spec.name, arg)
             params.append(Param(spec.name, "ndarray", dtype, ndim + len(element_shape)))
-    transformer.kernel_arguments = [
-        scope.lookup_local(spec.name)
-        for spec in specs
-        if spec.kind in ("scalar", "struct", "matrix")
-    ]
     transformer.visit_body(parsed.node.body)
     if ret_types:
         check_returned(frame, "kernel", loc)

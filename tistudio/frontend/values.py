@@ -17,6 +17,7 @@ class ExprVector:
 
     elements: list[Any]
     shape: tuple[int, ...] = ()
+    clamped: bool = False  # an element of a boundary="clamp" ndarray: run-time indices clamp
 
     def __post_init__(self) -> None:
         if not self.shape:
@@ -74,6 +75,7 @@ class NdarrayArg:
     ndim: int
     name: str
     element_shape: tuple[int, ...] = ()  # vector/matrix elements: extra, trailing array axes
+    boundary: str = "unsafe"  # "clamp": indices are clamped into the array (Taichi's)
 
     def shape_exprs(self) -> tuple[fe.Expr, ...]:
         from tistudio.ir.types import i32

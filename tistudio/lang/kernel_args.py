@@ -82,9 +82,9 @@ def ndarray_spec(name: str, annotation: NdarrayType) -> ParamSpec:
     elif hasattr(dtype, "_ti_matrix_type"):  # an ndarray of vectors or matrices
         shape, elem = dtype._ti_matrix_type
     else:
-        return ParamSpec(name, "ndarray", dtype, ndim)
+        return ParamSpec(name, "ndarray", dtype, ndim, boundary=annotation.boundary)
     elem = to_dtype(elem) if elem is not None else None
-    return ParamSpec(name, "ndarray", elem, ndim, shape)
+    return ParamSpec(name, "ndarray", elem, ndim, shape, boundary=annotation.boundary)
 
 
 def element_shape_of(arg: Any, arr: np.ndarray, spec: ParamSpec) -> tuple[int, ...]:

@@ -50,16 +50,24 @@ class NdarrayType:
 
     dtype: Any = None  # a PrimitiveType, a vector/matrix type, or None for "any"
     ndim: int | None = None
+    boundary: str = "unsafe"  # "clamp": every index is clamped into the array (Taichi's)
 
     def __call__(self, *args: Any, **kwargs: Any) -> NdarrayType:
         return ndarray(*args, **kwargs)
 
 
-def ndarray(dtype: Any = None, ndim: int | None = None, **_: Any) -> NdarrayType:
+def ndarray(
+    dtype: Any = None, ndim: int | None = None, boundary: str = "unsafe", **_: Any
+) -> NdarrayType:
     if dtype is not None and not hasattr(dtype, "_ti_matrix_type"):
         if not isinstance(dtype, OpenElementType):
             dtype = to_dtype(dtype)
-    return NdarrayType(dtype, ndim)
+    if boundary not in ("unsafe", "clamp"):
+        raise ValueError(
+            f"ti.types.ndarray(boundary=...) is 'unsafe' or 'clamp': Invalid boundary "
+            f"argument: {boundary}"
+        )
+    return NdarrayType(dtype, ndim, boundary)
 
 
 @dataclass(frozen=True)
