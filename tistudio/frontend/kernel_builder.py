@@ -84,6 +84,11 @@ def build_frontend_ir(
             arg = NdarrayArg(len(params), dtype, ndim, spec.name, element_shape, spec.boundary)
             scope.bind(spec.name, arg)
             params.append(Param(spec.name, "ndarray", dtype, ndim + len(element_shape)))
+    transformer.kernel_arguments = [
+        scope.lookup_local(spec.name)
+        for spec in specs
+        if spec.kind in ("scalar", "struct", "matrix")
+    ]
     transformer.visit_body(parsed.node.body)
     if ret_types:
         check_returned(frame, "kernel", loc)
