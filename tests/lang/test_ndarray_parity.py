@@ -350,3 +350,19 @@ def test_boundary_clamp_clamps_an_elements_flat_index(arch) -> None:
 def test_boundary_is_unsafe_or_clamp() -> None:
     with pytest.raises(ValueError, match="Invalid boundary argument: wrap"):
         ti.types.ndarray(boundary="wrap")
+
+
+def test_numpy_scalars_with_vectors_give_vectors() -> None:
+    ti.init(arch=ti.cpu, debug=True)
+    scalar, vec = np.cos(0), ti.Vector([1, 2])
+    for value in (scalar + vec, vec + scalar, scalar / vec, scalar * vec):
+        assert isinstance(value, ti.Matrix)
+    assert (scalar / vec).to_list() == [1.0, 0.5]
+
+    @ti.kernel
+    def mixed() -> ti.f32:
+        x = scalar + vec
+        y = scalar / vec
+        return x[1] * 10 + y[1]
+
+    assert mixed() == 30.5

@@ -20,6 +20,8 @@ class Matrix:
     """A vector (`shape == (n,)`) or matrix (`(n, m)`) value in Python scope."""
 
     __ti_builtin__ = "Matrix"  # called inside a kernel, the frontend builds a vector value
+    # NumPy defers to our reflected operators: np.float64(1) + v is a Matrix, as in Taichi
+    __array_priority__ = 1000
 
     def __init__(self, arr: Any, dt: Any = None) -> None:
         data = np.array(arr.to_numpy() if isinstance(arr, Matrix) else arr)
