@@ -22,6 +22,51 @@ from tistudio.frontend.values import (
 from tistudio.ir import frontend as fe
 
 
+class InferredMatrixType:
+    """The member type of a vector value in `ti.Struct(v=ti.Vector([...]))`: its shape and
+    element type, as `ti.types.vector` would give them."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
+        self._ti_matrix_type = (shape, dtype)
+
+
+class InferredStructType:
+    """The type of `ti.Struct(a=..., b=...)` in a kernel: members typed by their values."""
+
+    def __init__(self, members: dict[str, Any]) -> None:
+        self.members = members
+        self.methods: dict[str, Any] = {}
+        self.__name__ = "Struct"
+
+    @property
+    def _ti_struct_type(self) -> InferredStructType:
+        return self
+
+
+def struct_literal(t: Any, loc: Any, *args: Any, **kwargs: Any) -> StructValue:
+    """`ti.Struct(a=1, b=v)` or `ti.Struct({"a": 1, "b": v})` in a kernel (Taichi's forms): a
+    struct value whose member types are those of the values (nested dicts are structs)."""
+    entries: dict[str, Any] = {}
+    for a in args:
+        if not isinstance(a, dict):
+            raise TaichiSyntaxError("ti.Struct() takes a dict of members or member=value", loc)
+        entries.update(a)
+    entries.update(kwargs)
+    members = {
+        n: struct_literal(t, loc, v) if isinstance(v, dict) else v for n, v in entries.items()
+    }
+    types = {n: _value_type(t, v, loc) for n, v in members.items()}
+    return StructValue(InferredStructType(types), members)
+
+
+def _value_type(t: Any, value: Any, loc: Any) -> Any:
+    if isinstance(value, StructValue):
+        return value.type
+    if isinstance(value, ExprVector):
+        return InferredMatrixType(value.shape, t.element_type(value, loc))
+    return t.ops.const(value, loc).dtype
+
+
 class StructsMixin:
     """Struct support of the transformer (see `transformer.Transformer`)."""
 
@@ -45,7 +90,10 @@ class StructsMixin:
         if hasattr(member_type, "_ti_struct_type"):
             if isinstance(value, StructValue):
                 return value
-            return self.construct_struct(member_type, [], {}, loc)
+            if isinstance(value, dict):
+                return self.construct_struct(member_type._ti_struct_type, [], value, loc)
+            # one value fills the first member (`line3f(1)`), as Taichi's
+            return self.construct_struct(member_type._ti_struct_type, [value], {}, loc)
         if hasattr(member_type, "_ti_matrix_type"):
             if isinstance(value, ExprVector):
                 return value
