@@ -38,7 +38,7 @@ class StructType:
     def __call__(self, *args: Any, **kwargs: Any) -> Struct:
         values = dict(zip(self.members, args))
         values.update(kwargs)
-        return Struct(self, {n: values.get(n, 0) for n in self.members})
+        return Struct(self, {n: _member(t, values.get(n, 0)) for n, t in self.members.items()})
 
     def field(self, shape: Any = None, name: str = "", **flags: Any) -> StructField:
         return struct_field(self, shape, name, **flags)
@@ -47,10 +47,30 @@ class StructType:
         return f"<ti.types.struct {self.__name__}({', '.join(self.members)})>"
 
 
-class Struct:
-    """A struct value in Python scope: attribute access to its members."""
+def _member(member_type: Any, value: Any) -> Any:
+    """A struct or vector member given one number (or nothing, 0) is that type made from it:
+    `line3f(1)` fills the first member, `vec3f(1)` every element, as Taichi's."""
+    if isinstance(member_type, StructType) and isinstance(value, dict):
+        return member_type(**value)
+    if isinstance(member_type, StructType) and not isinstance(value, Struct):
+        return member_type(value)
+    if hasattr(member_type, "_ti_matrix_type") and not isinstance(value, (dict, Struct)):
+        return member_type(value)
+    return value
 
-    def __init__(self, struct_type: StructType, values: dict[str, Any]) -> None:
+
+class Struct:
+    """A struct value in Python scope: attribute access to its members. Made as Taichi's,
+    `ti.Struct({"a": 1, "b": v})` or `ti.Struct(a=1, b=v)`; in a kernel the same call builds a
+    struct value (`frontend/structs.py`, `struct_literal`)."""
+
+    __ti_builtin__ = "Struct"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and isinstance(args[0], StructType):  # a typed value: (type, {member: value})
+            struct_type, values = args
+        else:
+            struct_type, values = _literal(args, kwargs)
         object.__setattr__(self, "_type", struct_type)
         object.__setattr__(self, "_values", dict(values))
 
@@ -182,6 +202,42 @@ def _member_field(dtype: Any, name: str) -> Any:
         shape, elem = dtype._ti_matrix_type
         return matrix_field(tuple(shape), elem or float, None, name)
     return Field(to_dtype(dtype), name)
+
+
+def _literal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[StructType, dict]:
+    """The type and members of `ti.Struct({...})` / `ti.Struct(a=...)`: lists become
+    matrices, dicts structs, and each member's type is its value's."""
+    from tistudio.lang.matrix import Matrix
+
+    if len(args) == 1 and not kwargs and isinstance(args[0], dict):
+        entries = dict(args[0])
+    elif not args:
+        entries = dict(kwargs)
+    else:
+        raise TaichiSyntaxError(
+            "Custom structs need to be initialized using either dictionary or keyword arguments"
+        )
+    values: dict[str, Any] = {}
+    types: dict[str, Any] = {}
+    for n, v in entries.items():
+        if isinstance(v, (list, tuple)):
+            v = Matrix(v)
+        if isinstance(v, dict):
+            v = Struct(v)
+        values[n] = v
+        types[n] = _type_of(v)
+    return StructType(types), values
+
+
+def _type_of(value: Any) -> Any:
+    from tistudio.lang.matrix import Matrix, MatrixType
+
+    if isinstance(value, Struct):
+        return value._type
+    if isinstance(value, Matrix):
+        kind = float if value.entries.dtype.kind == "f" else int
+        return MatrixType(tuple(value.entries.shape), kind)
+    return float if isinstance(value, float) else int
 
 
 def struct_field(
