@@ -132,10 +132,13 @@ def _int_pow(s: BinaryOp, t: PrimitiveType, out: Block) -> Stmt | None:
     """Integer a ** b by square-and-multiply; b < 0 as `_negative_exponent` says."""
     if not t.is_integral:
         return None
-    power, zero_one = _power_loop(s.lhs, s.rhs, t, out)
+    base = s.lhs  # i32 ** i64 is an i64: the base widens, the exponent keeps its type
+    if base.ret_type != t:
+        base = _emit(out, UnaryOp(UnaryOpType.cast_value, base, ret_type=t))
+    power, zero_one = _power_loop(base, s.rhs, t, out)
     if not t.is_signed:
         return power
-    return _negative_exponent(s.lhs, s.rhs, power, zero_one, out)
+    return _negative_exponent(base, s.rhs, power, zero_one, out)
 
 
 def _float_int_pow(s: BinaryOp, t: PrimitiveType, out: Block) -> Stmt | None:
@@ -192,17 +195,19 @@ def _negative_exponent(
 ) -> Stmt:
     """For e < 0 the loop ran zero times. Then a ** e = 1 / a ** |e| rounded toward zero:
     1 for a == 1, 1 or -1 (by the parity of e) for a == -1, and 0 otherwise, also for a == 0
-    (division by zero gives 0 in our kernels; Taichi reports an error in debug mode)."""
-    t = power.ret_type
-    assert isinstance(t, PrimitiveType)
-    zero, one = zero_one
+    (division by zero gives 0 in our kernels; Taichi reports an error in debug mode).
+    `zero_one` are the exponent's constants; `a` and the result may be of a wider type."""
+    t, e_type = power.ret_type, e.ret_type
+    assert isinstance(t, PrimitiveType) and isinstance(e_type, PrimitiveType)
+    zero_e, one_e = zero_one
+    zero, one = zero_one if e_type == t else (_emit(out, const_of(v, t)) for v in (0, 1))
     minus_one = _emit(out, const_of(-1, t))
-    negative = _binary(out, BinaryOpType.cmp_lt, e, zero, u1)
+    negative = _binary(out, BinaryOpType.cmp_lt, e, zero_e, u1)
     is_one = _binary(out, BinaryOpType.cmp_eq, a, one, u1)
     is_minus_one = _binary(out, BinaryOpType.cmp_eq, a, minus_one, u1)
     is_unit = _binary(out, BinaryOpType.bit_or, is_one, is_minus_one, u1)
-    low_bit = _binary(out, BinaryOpType.bit_and, e, one, t)
-    odd = _binary(out, BinaryOpType.cmp_ne, low_bit, zero, u1)
+    low_bit = _binary(out, BinaryOpType.bit_and, e, one_e, e_type)
+    odd = _binary(out, BinaryOpType.cmp_ne, low_bit, zero_e, u1)
     unit_power = _select(out, odd, a, one, t)  # (+-1) ** e is a for odd e, else 1
     small = _select(out, is_unit, unit_power, zero, t)
     return _select(out, negative, small, power, t)
