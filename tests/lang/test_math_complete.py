@@ -236,7 +236,35 @@ def case_unsigned_vectors_follow_default_ip(ti):  # noqa: ANN001, ANN201
     return {"u": u.to_numpy()}
 
 
+def _power_table(ti, base_type, exp_type):  # noqa: ANN001, ANN202
+    """(-5..4) ** (0..11) three ways, in the given integer types."""
+    a = ti.field(base_type, shape=10)
+    e = ti.field(exp_type, shape=12)
+    out = ti.field(base_type, shape=(3, 10, 12))
+    a.from_numpy(np.arange(-5, 5, dtype=a.to_numpy().dtype))
+    e.from_numpy(np.arange(0, 12, dtype=e.to_numpy().dtype))
+
+    @ti.kernel
+    def run():
+        for i, j in ti.ndrange(10, 12):
+            out[0, i, j] = a[i] ** e[j]
+            out[1, i, j] = ti.pow(a[i], e[j])
+            out[2, i, j] = ti.math.pow(a[i] + 1, e[j])
+
+    run()
+    return out.to_numpy()
+
+
+def case_integer_pow_of_mixed_widths(ti):  # noqa: ANN001, ANN201
+    """`a ** b`, `ti.pow` and `ti.math.pow` of integers whose widths differ (i32 ** i64 is an
+    i64: the base widens, the exponent keeps its type), non-negative exponents."""
+    ti.init(arch=ti.cpu)
+    pairs = [("i32", "i64"), ("i64", "i32"), ("i64", "i64"), ("i8", "i32")]
+    return {f"{b}_{e}": _power_table(ti, getattr(ti, b), getattr(ti, e)) for b, e in pairs}
+
+
 CASES = [
+    case_integer_pow_of_mixed_widths,
     case_complex,
     case_complex_f64,
     case_bit_counts,
