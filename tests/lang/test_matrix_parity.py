@@ -126,3 +126,42 @@ def test_python_scope_operators_and_math_on_matrices() -> None:
     assert ti.select(ti.Vector([1, 0]), ti.Vector([2, 3]), ti.Vector([4, 5])).to_list() == [2, 5]
     assert ti.types.vector(3, ti.f32)([0, 1, 2]).entries.dtype == np.float32
     assert ti.types.matrix(2, 2, ti.i32)([[0, 1], [2, 3]]).entries.dtype == np.int32
+
+
+def test_fill_method_writes_variables_and_field_elements_in_place() -> None:
+    x = ti.Struct.field({"a": ti.f32, "b": ti.types.vector(3, ti.i32)}, shape=3)
+    out = ti.Vector.field(2, ti.f32, shape=())
+
+    @ti.kernel
+    def run():
+        m = ti.Matrix([[0.0, 0.0], [0.0, 0.0]])
+        m.fill(1.5)
+        v = ti.Vector([1, 2])
+        v.fill(7)
+        out[None] = [m.sum(), v.sum()]
+        for i in x:
+            x[i].b.fill(i + 0.5)  # cast to the member's i32, as any store
+
+    with pytest.warns(UserWarning, match="may lose precision"):
+        run()
+    assert out[None].to_list() == [6.0, 14.0]
+    assert x.b.to_numpy().tolist() == [[0, 0, 0], [1, 1, 1], [2, 2, 2]]
+
+
+def test_a_field_in_vector_arithmetic_is_an_unsupported_operand() -> None:
+    x = ti.field(int, shape=())
+
+    @ti.kernel
+    def run():
+        a = ti.Vector([1, 1, 1])
+        print(a * x)
+
+    with pytest.raises(ti.TaichiTypeError, match=r"unsupported operand type.*index it"):
+        run()
+
+
+def test_numpy_scalars_and_python_matrices_make_matrices() -> None:
+    vec = ti.Vector([1, 2])
+    assert isinstance(np.cos(0) + vec, ti.Matrix) and isinstance(vec + np.cos(0), ti.Matrix)
+    assert (np.float32(2) / vec).to_list() == [2.0, 1.0]
+    assert ti.Vector([3, 4]).cross(ti.Vector([5, -12])) == -56

@@ -460,7 +460,27 @@ def all_(t: Any, v: ExprVector, loc: Any = None) -> Any:
     return _reduce(t, BinaryOpType.bit_and, truths, loc)
 
 
+def fill(t: Any, v: ExprVector, value: Any, loc: Any = None) -> None:
+    """`m.fill(x)`: every element of `m` (a field element or a variable) set to `x`."""
+    places = [_place(e, loc) for e in v.elements]
+    t.store(ExprVector(places, v.shape), value, loc)
+
+
+def _place(element: Any, loc: Any) -> Any:
+    """Where `element` of a vector lives: itself if it is an lvalue; element `k` of a
+    variable for a read of that variable (`GetElementExpr` of an `IdExpr`)."""
+    if isinstance(element, fe.LVALUE_EXPRS):
+        return element
+    if isinstance(element, fe.GetElementExpr) and isinstance(element.src, fe.IdExpr):
+        offset = fe.ConstExpr(element.index, dtype=i32)
+        return fe.MatrixPtrExpr(element.src, offset, dtype=element.dtype, loc=loc)
+    raise TaichiSyntaxError(
+        "fill() writes a vector in place: call it on a variable or a field element", loc
+    )
+
+
 MATRIX_METHODS: dict[str, Callable[..., Any]] = {
+    "fill": fill,
     "dot": dot,
     "norm": norm,
     "norm_sqr": norm_sqr,

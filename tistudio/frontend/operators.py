@@ -91,8 +91,14 @@ class Operators:
             return fe.ConstExpr(int(value), dtype=dtype, loc=loc)
         if isinstance(value, numbers.Real):
             return fe.ConstExpr(float(value), dtype=dtype or self.config.default_fp, loc=loc)
-        raise TaichiTypeError(
-            f"a value of type {type(value).__name__} cannot be used as a number in a kernel", loc
+        kind = type(value).__name__
+        hint = (
+            "; index it (x[None], x[i]) to read an element" if hasattr(value, "_ti_leaves") else ""
+        )
+        raise TaichiTypeError(  # Taichi's phrase: unsupported operand type
+            f"a value of type {kind} cannot be used as a number in a kernel (unsupported operand "
+            f"type {kind}){hint}",
+            loc,
         )
 
     def binary(self, op: BinaryOpType, a: Any, b: Any, loc: SourceLoc | None) -> Any:

@@ -20,6 +20,7 @@ class Matrix:
     """A vector (`shape == (n,)`) or matrix (`(n, m)`) value in Python scope."""
 
     __ti_builtin__ = "Matrix"  # called inside a kernel, the frontend builds a vector value
+    __array_priority__ = 1000  # NumPy scalars and arrays defer to our operators, as Taichi's
     # NumPy defers to our reflected operators: np.float64(1) + v is a Matrix, as in Taichi
     __array_priority__ = 1000
 
@@ -127,8 +128,10 @@ class Matrix:
 
     @staticmethod
     def _wrap(value: Any) -> Any:
-        if isinstance(value, np.ndarray):
+        if isinstance(value, np.ndarray) and value.ndim > 0:
             return Matrix(value)
+        if isinstance(value, np.ndarray):  # a 0-d result (the cross product of 2D vectors)
+            return value.item()
         return value.item() if isinstance(value, np.generic) else value
 
     def _binary(self, other: Any, fn: Any) -> Matrix:
