@@ -62,3 +62,30 @@ def test_python_scope_struct_constructor_forms() -> None:
     assert q.inner.c == 2.0
     with pytest.raises(ti.TaichiSyntaxError, match="dictionary or keyword arguments"):
         ti.Struct(1, 2)
+
+
+def test_struct_types_cast_python_scope_members_to_their_types() -> None:
+    vec2i = ti.types.vector(2, int)
+    structi = ti.types.struct(a=int, b=vec2i, c=ti.u8)
+    structf = ti.types.struct(a=float, b=ti.types.vector(2, float))
+    s, t = structi(2.5, (2.5, 2.5), 3.7), structf(2, (2, 2))
+    assert (s.a, s.b.to_list(), s.c) == (2, [2, 2], 3)
+    assert isinstance(s.a, int) and isinstance(t.a, float) and t.b.to_list() == [2.0, 2.0]
+
+
+def test_python_scope_struct_with_vector_members_in_a_func() -> None:
+    @ti.dataclass
+    class Pair:
+        p1: ti.math.vec3
+        p2: ti.math.vec3
+
+    offset = Pair(p1=[0, 2, 4], p2=[-2, -4, -6])  # lists become the members' vectors
+    out = Pair.field(shape=2)
+
+    @ti.kernel
+    def run():
+        for i in out:
+            out[i].p1 = (out[i].p1 + 2) / 2 + offset.p1
+
+    run()
+    assert out[1].p1.to_list() == [1, 3, 5]

@@ -9,6 +9,7 @@ a `@ti.dataclass` are `ti.func`s that receive the struct as `self`.
 from __future__ import annotations
 
 import inspect
+import numbers
 from types import MethodType
 from typing import Any
 
@@ -56,6 +57,12 @@ def _member(member_type: Any, value: Any) -> Any:
         return member_type(value)
     if hasattr(member_type, "_ti_matrix_type") and not isinstance(value, (dict, Struct)):
         return member_type(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):  # implicit cast
+        dtype = to_dtype(member_type)
+        if dtype.is_integral:
+            return int(value)
+        if dtype.is_float:
+            return float(value)
     return value
 
 
