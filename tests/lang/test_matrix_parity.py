@@ -165,3 +165,15 @@ def test_numpy_scalars_and_python_matrices_make_matrices() -> None:
     assert isinstance(np.cos(0) + vec, ti.Matrix) and isinstance(vec + np.cos(0), ti.Matrix)
     assert (np.float32(2) / vec).to_list() == [2.0, 1.0]
     assert ti.Vector([3, 4]).cross(ti.Vector([5, -12])) == -56
+
+
+def test_python_scope_swizzles_write_elements() -> None:
+    w, r = ti.Vector([5, -12]), ti.Vector([1, 2, 3, 4])
+    w.y = 3 * w[0]
+    r.x = r.y
+    r.zw = 7, 8
+    assert w.to_list() == [5, 15] and r.to_list() == [2, 2, 7, 8]
+    x = ti.Vector.field(2, ti.i32, shape=2)
+    element = x[1]
+    element.y = 9  # an element of a field writes through
+    assert x[1].to_list() == [0, 9]

@@ -89,3 +89,16 @@ def test_python_scope_struct_with_vector_members_in_a_func() -> None:
 
     run()
     assert out[1].p1.to_list() == [1, 3, 5]
+
+
+def test_struct_fields_are_template_arguments_with_a_dtype() -> None:
+    pair = ti.types.struct(a=ti.i32, b=ti.math.vec2)
+    f = pair.field(shape=2)
+
+    @ti.kernel
+    def run(x: ti.template()):
+        for i in x:
+            x[i].a = i + 1
+
+    run(f)
+    assert f.dtype is pair and f.a.to_numpy().tolist() == [1, 2]

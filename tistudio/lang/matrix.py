@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tistudio.frontend.errors import TaichiTypeError
+from tistudio.frontend.errors import TaichiCompilationError, TaichiTypeError
 from tistudio.frontend.matrix import SWIZZLE, VECTOR_TRANSPOSE
 
 
@@ -84,6 +84,15 @@ class Matrix:
             raise AttributeError(name)
         picked = [self._data[SWIZZLE[c]] for c in name]
         return self._wrap(picked[0] if len(picked) == 1 else np.array(picked))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """`w.y = 3`, `v.xy = 1, 2`: swizzles write elements, as Taichi's."""
+        if name.startswith("_") or not set(name) <= SWIZZLE.keys():
+            object.__setattr__(self, name, value)
+            return
+        values = [value] if len(name) == 1 else list(value)
+        for c, v in zip(name, values, strict=True):
+            self[SWIZZLE[c]] = v
 
     def __repr__(self) -> str:
         return repr(self._data.tolist())
@@ -252,10 +261,19 @@ class Matrix:
         return float(np.linalg.det(self._data))
 
     def inverse(self) -> Matrix:
+        self._check_square("inverse")
         return Matrix(np.linalg.inv(self._data))
 
     def trace(self) -> Any:
+        self._check_square("trace")
         return self._wrap(np.trace(self._data))
+
+    def _check_square(self, method: str) -> None:
+        shape = self._data.shape
+        if len(shape) != 2 or shape[0] != shape[1]:
+            raise TaichiCompilationError(
+                f"{method}() needs a square matrix: expected a square matrix, got shape {shape}"
+            )
 
     def sum(self) -> Any:
         return self._wrap(self._data.sum())

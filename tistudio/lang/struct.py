@@ -148,6 +148,11 @@ class StructField:
         return _leaves(self)[0].offset
 
     @property
+    def dtype(self) -> StructType:
+        """The struct type of an element (Taichi's StructField.dtype)."""
+        return self._type
+
+    @property
     def keys(self) -> list[str]:
         return list(self._members)
 
