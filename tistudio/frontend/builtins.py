@@ -271,6 +271,16 @@ def _frexp(t: Any, loc: Any, x: Any) -> Any:
     return math.frexp(x)
 
 
+def _python_raw_div(a: Any, b: Any) -> Any:
+    """Taichi's raw_div of Python numbers: `a // b` for two ints, else `a / b`."""
+    return a // b if isinstance(a, int) and isinstance(b, int) else a / b
+
+
+def _python_raw_mod(a: Any, b: Any) -> Any:
+    """Taichi's raw_mod of Python numbers: the C remainder, an int for two ints."""
+    return a - b * int(float(a) / b)
+
+
 def _bit_shr(t: Any, loc: Any, a: Any, b: Any) -> Any:
     """Logical shift at the operand's width; on two Python ints Taichi computes `a >> b`."""
     if not is_runtime(a) and not is_runtime(b):
@@ -367,17 +377,18 @@ BUILTINS: dict[str, Builtin] = {
     "log": _unary(UnaryOpType.log, math.log),
     "sqrt": _unary(UnaryOpType.sqrt, math.sqrt),
     "rsqrt": _unary(UnaryOpType.rsqrt, _rsqrt),
-    "floor": _rounding(UnaryOpType.floor, math.floor),
-    "ceil": _rounding(UnaryOpType.ceil, math.ceil),
-    "round": _unary(UnaryOpType.round, py.round),  # Python values: Python's round, as Taichi
+    # Python values: NumPy's floor, ceil and round (half to even), floats, as in Taichi
+    "floor": _rounding(UnaryOpType.floor, np.floor),
+    "ceil": _rounding(UnaryOpType.ceil, np.ceil),
+    "round": _rounding(UnaryOpType.round, np.round),
     "popcnt": _unary(UnaryOpType.popcnt, _popcnt),
     "clz": _unary(UnaryOpType.clz, _clz),
     "frexp": _frexp,
     "atan2": _binary(BinaryOpType.atan2, math.atan2),
     "max": _nary(BinaryOpType.max, py.max),
     "min": _nary(BinaryOpType.min, py.min),
-    "raw_div": _binary(BinaryOpType.div, lambda a, b: int(a / b) if isinstance(a, int) else a / b),
-    "raw_mod": _binary(BinaryOpType.mod, math.fmod),
+    "raw_div": _binary(BinaryOpType.div, _python_raw_div),
+    "raw_mod": _binary(BinaryOpType.mod, _python_raw_mod),
     "bit_shr": _bit_shr,
     "atomic_add": _atomic(AtomicOpType.add),
     "atomic_sub": _atomic(AtomicOpType.sub),

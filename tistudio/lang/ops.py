@@ -7,7 +7,6 @@ numbers, and the kernel-only ones say so.
 
 from __future__ import annotations
 
-import builtins as _py
 import math
 import operator
 from collections.abc import Callable
@@ -78,9 +77,9 @@ exp = _builtin("exp", math.exp)
 log = _builtin("log", math.log)
 sqrt = _builtin("sqrt", math.sqrt)
 rsqrt = _builtin("rsqrt", lambda x: 1.0 / math.sqrt(x))
-floor = _builtin("floor", math.floor)
-ceil = _builtin("ceil", math.ceil)
-round = _builtin("round", _py.round)  # noqa: A001 - Taichi's name
+floor = _builtin("floor", _python_builtin("floor"))
+ceil = _builtin("ceil", _python_builtin("ceil"))
+round = _builtin("round", _python_builtin("round"))  # noqa: A001 - Taichi's name
 popcnt = _builtin("popcnt", _python_builtin("popcnt"))
 clz = _builtin("clz", _python_builtin("clz"))
 frexp = _builtin("frexp", _python_builtin("frexp"))
@@ -91,8 +90,8 @@ min = _builtin("min", _python_builtin("min"))  # noqa: A001
 cast = _builtin("cast")
 bit_cast = _builtin("bit_cast")
 select = _builtin("select", lambda c, a, b: a if c else b)
-raw_div = _builtin("raw_div", lambda a, b: int(a / b) if isinstance(a, int) else a / b)
-raw_mod = _builtin("raw_mod", math.fmod)
+raw_div = _builtin("raw_div", _python_builtin("raw_div"))
+raw_mod = _builtin("raw_mod", _python_builtin("raw_mod"))
 bit_shr = _builtin("bit_shr")
 atomic_add = _builtin("atomic_add")
 atomic_sub = _builtin("atomic_sub")
