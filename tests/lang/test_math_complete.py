@@ -62,6 +62,25 @@ def test_python_scope_math_matches_taichi(taichi: ModuleType) -> None:
         assert tuple(tistudio.lang.ops.frexp(x)) == tuple(taichi.lang.ops.frexp(x))
 
 
+def test_rounding_and_raw_division_of_python_numbers_match_taichi(taichi: ModuleType) -> None:
+    """Taichi rounds Python numbers with NumPy (floats; half to even) and divides them as
+    `a // b` and the C remainder: the same values of the same Python types here."""
+    calls = [
+        ("floor", (2.5,)),
+        ("floor", (3,)),
+        ("ceil", (-2.5,)),
+        ("round", (2.5,)),
+        ("round", (-0.5,)),
+        ("raw_div", (-7, 2)),
+        ("raw_div", (7, 2.0)),
+        ("raw_mod", (-7, 3)),
+        ("raw_mod", (7.5, -2)),
+    ]
+    for name, args in calls:
+        ours, theirs = getattr(tistudio, name)(*args), getattr(taichi, name)(*args)
+        assert (ours, type(ours)) == (theirs, type(theirs)), (name, args)
+
+
 def test_colours_match_taichis(taichi: ModuleType) -> None:
     for rgb in ((0.0, 0.5, 1.0), (1.2, -0.1, 0.2), (0.999, 0.001, 0.25)):
         assert colors.rgb_to_hex(rgb) == taichi.rgb_to_hex(rgb)
@@ -263,7 +282,31 @@ def case_integer_pow_of_mixed_widths(ti):  # noqa: ANN001, ANN201
     return {f"{b}_{e}": _power_table(ti, getattr(ti, b), getattr(ti, e)) for b, e in pairs}
 
 
+def case_rounded_constants_are_floats(ti):  # noqa: ANN001, ANN201
+    """`ti.floor(2.5)` of a Python number in a kernel is a float (NumPy's), so a variable it
+    starts keeps later fractions; `ti.raw_mod(7, -3)` of two ints is an int."""
+    ti.init(arch=ti.cpu)
+    out = ti.field(ti.f32, shape=5)
+
+    @ti.kernel
+    def run():
+        a = ti.floor(2.5)
+        a = 1.75
+        b = ti.round(2.5)
+        b = 1.25
+        c = ti.ceil(2.5)
+        c = 0.5
+        d = ti.raw_mod(7, -3)
+        d = 0.125
+        e = ti.raw_div(-7, 2)
+        out[0], out[1], out[2], out[3], out[4] = a, b, c, d, e
+
+    run()
+    return {"out": out.to_numpy()}
+
+
 CASES = [
+    case_rounded_constants_are_floats,
     case_integer_pow_of_mixed_widths,
     case_complex,
     case_complex_f64,
