@@ -286,7 +286,9 @@ def case_rounded_constants_are_floats(ti):  # noqa: ANN001, ANN201
     """`ti.floor(2.5)` of a Python number in a kernel is a float (NumPy's), so a variable it
     starts keeps later fractions; `ti.raw_mod(7, -3)` of two ints is an int."""
     ti.init(arch=ti.cpu)
-    out = ti.field(ti.f32, shape=5)
+    out = ti.field(ti.f32, shape=6)
+    x = ti.field(ti.f32, shape=())
+    x[None] = 7.5
 
     @ti.kernel
     def run():
@@ -299,7 +301,9 @@ def case_rounded_constants_are_floats(ti):  # noqa: ANN001, ANN201
         d = ti.raw_mod(7, -3)
         d = 0.125
         e = ti.raw_div(-7, 2)
-        out[0], out[1], out[2], out[3], out[4] = a, b, c, d, e
+        f = ti.round(x[None], ti.i32)  # an i32 variable: the fraction below is dropped
+        f += 0.75
+        out[0], out[1], out[2], out[3], out[4], out[5] = a, b, c, d, e, f
 
     run()
     return {"out": out.to_numpy()}
