@@ -264,8 +264,9 @@ def _clz(x: int) -> int:
 
 
 def _frexp(t: Any, loc: Any, x: Any) -> Any:
-    """`ti.frexp(x)` of a Python number: (mantissa, exponent), as NumPy's in Taichi. Taichi 1.7.4
-    cannot compile it on run-time values (its back ends reject the frexp unary op), nor do we."""
+    """`ti.frexp(x)` of a Python number: (mantissa, exponent), as NumPy's in Taichi. Of run-time
+    values Taichi 1.7.4 compiles it on its SPIR-V back ends only (its CPU back end aborts on the
+    frexp unary op); we refuse it on both back ends for now."""
     if is_runtime(x) or isinstance(x, ExprVector):
         raise TaichiSyntaxError("ti.frexp() of a value computed at run time is not supported", loc)
     return math.frexp(x)
