@@ -278,6 +278,21 @@ def test_language_names_of_other_modules_are_exported() -> None:
     assert ti.data_oriented is data_oriented.data_oriented
     assert ti.random is ops.random and ti.randn is ops.randn
     assert {"real_func", "ref", "data_oriented", "random", "randn"} <= set(ti.__all__)
+    names = "svd polar_decompose sym_eig eig zero one frexp rgb_to_hex hex_to_rgb".split()
+    for name in names:  # Taichi's top-level names that live in other modules here
+        assert callable(getattr(ti, name)) and name in ti.__all__, name
+
+
+def test_math_and_types_import_as_modules() -> None:
+    """Taichi programs write `import taichi.math as tm`, `from taichi.math import vec3` and
+    `from taichi.types import ndarray`: the same objects as `ti.math` and `ti.types`."""
+    import tistudio.math as tm
+    import tistudio.types as tt
+    from tistudio.math import vec3
+    from tistudio.types import f32, ndarray
+
+    assert tm is ti.math and tt is ti.types and vec3 is ti.math.vec3
+    assert f32 is ti.f32 and ndarray is ti.types.ndarray
 
 
 def test_get_runtime_counts_kernel_instances_not_calls() -> None:
