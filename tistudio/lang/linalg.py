@@ -179,15 +179,29 @@ def _sym_eig(S, dt: ops.template()):  # noqa: ANN001, ANN202
 
 
 @func
+def _row(M, p: ops.template()):  # noqa: ANN001, ANN202, N803
+    """Row p of M, as a vector (in a kernel a matrix takes two indices, as in Taichi)."""
+    return Vector([M[p, j] for j in ops.static(range(M.m))])
+
+
+@func
+def _with_row(M, p: ops.template(), v):  # noqa: ANN001, ANN202, N803
+    """M with its row p replaced by the vector v."""
+    for j in ops.static(range(M.m)):
+        M[p, j] = v[j]
+    return M
+
+
+@func
 def _sort(w, Vt, Bt, sign: ops.template()):  # noqa: ANN001, ANN202, N803
     """Sort w (ascending for sign 1.0, descending for -1.0), and the rows of the rotation Vt
     and of Bt with it, keeping det Vt = 1: a swap of two rows negates one of them."""
     for p, q in ops.static(_sorting_network(w.n)):
         if sign * w[q] < sign * w[p]:
             w[p], w[q] = w[q], w[p]
-            vp, bp = Vt[p], Bt[p]
-            Vt[p], Bt[p] = Vt[q], Bt[q]
-            Vt[q], Bt[q] = -vp, -bp
+            vp, bp = _row(Vt, p), _row(Bt, p)
+            Vt, Bt = _with_row(Vt, p, _row(Vt, q)), _with_row(Bt, p, _row(Bt, q))
+            Vt, Bt = _with_row(Vt, q, -vp), _with_row(Bt, q, -bp)
     return w, Vt, Bt
 
 
@@ -203,13 +217,14 @@ def _orthogonalize_rows(Bt, Vt, dt: ops.template()):  # noqa: ANN001, ANN202
     while rotated != 0 and sweep < MAX_SWEEPS:
         rotated = 0
         for p, q in ops.static(_pairs(Bt.n)):
-            gamma = Bt[p].dot(Bt[q])
-            alpha, beta = Bt[p].norm_sqr(), Bt[q].norm_sqr()
+            bp, bq = _row(Bt, p), _row(Bt, q)
+            gamma = bp.dot(bq)
+            alpha, beta = bp.norm_sqr(), bq.norm_sqr()
             if ops.abs(gamma) > ops.static(_eps(dt)) * ops.sqrt(alpha) * ops.sqrt(beta):
                 c, s = _rotation(alpha, beta, gamma)
-                bp, vp = Bt[p], Vt[p]
-                Bt[p], Vt[p] = c * bp - s * Bt[q], c * vp - s * Vt[q]
-                Bt[q], Vt[q] = s * bp + c * Bt[q], s * vp + c * Vt[q]
+                vp, vq = _row(Vt, p), _row(Vt, q)
+                Bt = _with_row(_with_row(Bt, p, c * bp - s * bq), q, s * bp + c * bq)
+                Vt = _with_row(_with_row(Vt, p, c * vp - s * vq), q, s * vp + c * vq)
                 rotated = 1
         sweep += 1
     return Bt, Vt
@@ -219,7 +234,7 @@ def _orthogonalize_rows(Bt, Vt, dt: ops.template()):  # noqa: ANN001, ANN202
 def _svd(A, dt: ops.template()):  # noqa: ANN001, N803, ANN202
     scale = _max_abs(A)  # Bt's entries <= 1: no squared norm overflows or underflows
     Bt, Vt = _orthogonalize_rows((A / scale).transpose(), Matrix.identity(dt, A.n), dt)
-    norms = Vector([Bt[i].norm_sqr() for i in ops.static(range(A.n))])
+    norms = Vector([_row(Bt, i).norm_sqr() for i in ops.static(range(A.n))])
     norms, Vt, Bt = _sort(norms, Vt, Bt, -1.0)
     U = Matrix.identity(dt, A.n)
     s = norms
@@ -247,28 +262,30 @@ def _unit_or(v, fallback):  # noqa: ANN001, ANN202
 def _complete_2d(Bt, dt: ops.template()):  # noqa: ANN001, ANN202, N803
     """U's columns from the rows b0, b1 of Bt (orthogonal, |b0| >= |b1|) and the singular
     values, both >= 0 (det U then has the sign of det A)."""
-    u0 = _unit_or(Bt[0], Vector([1.0, 0.0], dt=dt))
+    b0, b1 = _row(Bt, 0), _row(Bt, 1)
+    u0 = _unit_or(b0, Vector([1.0, 0.0], dt=dt))
     u1 = Vector([-u0[1], u0[0]])
-    s1 = u1.dot(Bt[1])
+    s1 = u1.dot(b1)
     if s1 < 0.0:
         u1, s1 = -u1, -s1
-    return Matrix.cols([u0, u1]), Vector([Bt[0].dot(u0), s1])
+    return Matrix.cols([u0, u1]), Vector([b0.dot(u0), s1])
 
 
 @func
 def _complete_3d(Bt, dt: ops.template()):  # noqa: ANN001, ANN202, N803
     """U's columns from the rows b0, b1, b2 of Bt (orthogonal, |b0| >= |b1| >= |b2|), made a
     rotation, and the singular values, the last one signed."""
-    u0 = _unit_or(Bt[0], Vector([1.0, 0.0, 0.0], dt=dt))
-    w = Bt[1] - u0.dot(Bt[1]) * u0
+    b0, b1, b2 = _row(Bt, 0), _row(Bt, 1), _row(Bt, 2)
+    u0 = _unit_or(b0, Vector([1.0, 0.0, 0.0], dt=dt))
+    w = b1 - u0.dot(b1) * u0
     w = w - u0.dot(w) * u0  # twice is enough (Kahan): w is orthogonal to u0 to rounding
     u1 = _perpendicular(u0, dt)
     if w.norm_sqr() > dt(ops.static(_tiny(dt))):
         u1 = w / w.norm()
-    if u1.dot(Bt[1]) < 0.0:
+    if u1.dot(b1) < 0.0:
         u1 = -u1
     u2 = u0.cross(u1)
-    return Matrix.cols([u0, u1, u2]), Vector([Bt[0].dot(u0), Bt[1].dot(u1), Bt[2].dot(u2)])
+    return Matrix.cols([u0, u1, u2]), Vector([b0.dot(u0), b1.dot(u1), b2.dot(u2)])
 
 
 @func
