@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import tistudio as ti
+from tistudio.frontend.errors import TaichiIndexError  # not yet ti.TaichiIndexError
 
 VEC3 = ti.types.vector(3, ti.f32)
 MAT31 = ti.types.matrix(3, 1, ti.f32)
@@ -192,3 +193,66 @@ def test_a_dataclass_member_with_a_default_value_is_refused() -> None:
             b: float = 3.14
 
     assert "Default value in @dataclass is not supported." in str(e.value)
+
+
+def test_a_kernel_indexes_a_matrix_with_two_indices_and_a_vector_with_one() -> None:
+    mf = ti.Matrix.field(3, 3, ti.f32, shape=())
+    vf = ti.Vector.field(3, ti.f32, shape=())
+
+    @ti.kernel
+    def matrix_field_row():
+        print(mf[None][0])
+
+    @ti.kernel
+    def vector_field_pair():
+        print(vf[None][0, 0])
+
+    @ti.kernel
+    def local_row(i: ti.i32) -> ti.i32:
+        m = ti.Matrix([[1, 2, 3], [4, 5, 6]])
+        return m[i].sum()
+
+    @ti.kernel
+    def local_vector_pair() -> ti.i32:
+        v = ti.Vector([1, 2, 3, 4])
+        return v[0, 0]
+
+    for kernel, words in [
+        (matrix_field_row, "a 3x3 matrix takes two indices, m[i, j]"),
+        (local_row, "a 2x3 matrix takes two indices, m[i, j]"),
+    ]:
+        with pytest.raises(TaichiIndexError, match="Expected 2 indices, got 1") as e:
+            kernel(*([1] if kernel is local_row else []))
+        assert words in str(e.value)
+    for kernel in (vector_field_pair, local_vector_pair):
+        with pytest.raises(TaichiIndexError, match="Expected 1 indices, got 2"):
+            kernel()
+
+
+def test_two_indices_still_reach_matrix_elements() -> None:
+    mf = ti.Matrix.field(2, 2, ti.i32, shape=3)
+
+    @ti.kernel
+    def run(i: ti.i32, j: ti.i32) -> ti.i32:
+        m = ti.Matrix([[1, 2], [3, 4]])
+        mf[i][j, 1] = m[j, 1] * 10
+        return mf[i][j, 1] + m[i - 1, j]
+
+    assert run(1, 1) == 40 + 2  # m[0, 1]
+    assert mf.to_numpy()[1].tolist() == [[0, 0], [0, 40]]
+
+
+def test_trace_and_inverse_need_a_square_matrix_in_both_scopes() -> None:
+    tall = ti.Matrix([[0.1, 3.0], [5.0, 7.0], [1.0, 2.0]])
+    for method in (tall.trace, tall.inverse):
+        with pytest.raises(ti.TaichiCompilationError, match=r"got shape \(3, 2\)"):
+            method()
+    assert abs(ti.Matrix([[0.1, 3.0], [5.0, 7.0]]).trace() - 7.1) < 1e-12
+
+    @ti.kernel
+    def run() -> ti.f32:
+        x = ti.Matrix([[0.1, 3.0], [5.0, 7.0], [1.0, 2.0]])
+        return x.trace()
+
+    with pytest.raises(ti.TaichiCompilationError, match=r"expected a square matrix, got shape"):
+        run()

@@ -127,7 +127,8 @@ def test_writes_to_a_field_or_ndarray_element_at_a_run_time_component_reach_memo
     @ti.kernel
     def write(i: ti.i32, j: ti.i32, k: ti.i32, arr: ti.types.ndarray(dtype=ti.math.ivec3, ndim=1)):
         m[i][j, k] = 7
-        m[i][j] += ti.Vector([1, 2, 3])  # row j of the matrix
+        for c in ti.static(range(3)):  # row j of the matrix (Taichi has no m[i][j] rows)
+            m[i][j, c] += c + 1
         arr[i][k] += 10
         f[i][k] = arr[i][k]
 
