@@ -7,18 +7,12 @@ the vector library) and prints the results, which must match NumPy.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import tistudio as ti
 from tests.aot import kernels
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.aot.c_program import run_c_program
 
 
 @ti.kernel
@@ -59,24 +53,9 @@ def test_c_program_links_and_runs_the_object_code(tmp_path, approx_math):
     module, *_ = kernels.build(ti.cpu, approx_math=approx_math)
     module.add_kernel(wave)
     module.save(tmp_path)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    made = subprocess.run(
-        [sys.executable, "-m", "tistudio.aot", "cheader", ".", "-o", "module.h"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-    )
-    assert made.returncode == 0, made.stderr
+    stdout = run_c_program(tmp_path, MAIN_C)
     assert "sinf" not in (tmp_path / "module.h").read_text()
-    (tmp_path / "main.c").write_text(MAIN_C)
-    objects = sorted(p.name for p in tmp_path.glob("*.o"))
-    cc = ["cc", "-std=c11", "-O1", "-Wall", "-Werror", "main.c", *objects, "-lmvec", "-lm"]
-    built = subprocess.run([*cc, "-o", "runner"], capture_output=True, text=True, cwd=tmp_path)
-    assert built.returncode == 0, built.stderr
-    ran = subprocess.run(["./runner"], capture_output=True, text=True, cwd=tmp_path)
-    assert ran.returncode == 0, ran.stderr
-    lines = ran.stdout.splitlines()
+    lines = stdout.splitlines()
     x = kernels.expected_x(2.0) + 3
     assert lines[:3] == [f"total {x.sum():.1f}", f"x[1][2] {x[1, 2]:.1f}", "fill 1.5 5.5"]
     i = np.arange(0, 1000, 111)

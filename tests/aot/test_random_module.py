@@ -8,8 +8,6 @@ named per instantiation, `draw_c0_0`.)"""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +15,10 @@ import pytest
 
 import tistudio as ti
 import tistudio.aot
+from tests.aot.c_program import run_c_program
 from tistudio.aot.format import AotModuleError
 from tistudio.lang.ops import random
 
-ROOT = Path(__file__).resolve().parents[2]
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 
 MAIN_C = r"""
@@ -77,23 +75,8 @@ def test_cpu_and_gpu_modules_draw_the_same_numbers(tmp_path) -> None:
 
 def test_a_c_program_draws_what_the_python_loader_draws(tmp_path) -> None:
     _export("cpu", tmp_path, seed=9)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    made = subprocess.run(
-        [sys.executable, "-m", "tistudio.aot", "cheader", ".", "-o", "module.h"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-    )
-    assert made.returncode == 0, made.stderr
-    (tmp_path / "main.c").write_text(MAIN_C)
-    objects = sorted(p.name for p in tmp_path.glob("*.o"))
-    cc = ["cc", "-std=c11", "-O1", "-Wall", "-Werror", "main.c", *objects, "-lmvec", "-lm"]
-    built = subprocess.run([*cc, "-o", "runner"], capture_output=True, text=True, cwd=tmp_path)
-    assert built.returncode == 0, built.stderr
-    ran = subprocess.run(["./runner"], capture_output=True, text=True, cwd=tmp_path)
-    assert ran.returncode == 0, ran.stderr
-    got = [[int(x) for x in line.split()] for line in ran.stdout.splitlines()]
+    stdout = run_c_program(tmp_path, MAIN_C)
+    got = [[int(x) for x in line.split()] for line in stdout.splitlines()]
     assert got == _launches("cpu", tmp_path)
 
 

@@ -8,10 +8,13 @@ so its WGSL is what a browser can compile; the runner turns immediates into a un
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -74,18 +77,10 @@ def runner_html(tmp_path_factory) -> bytes:
     return target.read_bytes()
 
 
-def test_browser_runs_a_gpu_module(runner_html, tmp_path):
-    module, *_ = kernels.build(ti.vulkan, GpuDevice.open(disable=BROWSER_LACKS))
-    module.archive(str(tmp_path / "m.tcm"))
-    write_tcm({**module.files(), "__version__": b"tistudio-aot 7\n"}, tmp_path / "v7.tcm")
-    ti.reset()
-    tcm = (tmp_path / "m.tcm").read_bytes()
-    bodies = {
-        "/runner.html": runner_html,
-        "/m.tcm": tcm,
-        "/v7.tcm": (tmp_path / "v7.tcm").read_bytes(),
-        "/crc.tcm": tcm.replace(b"tistudio-aot 1", b"tistudio-aot 7"),  # CRC no longer fits
-    }
+@contextlib.contextmanager
+def served_page(bodies: dict[str, bytes]) -> Iterator[tuple[Any, list[str]]]:
+    """Headless Chromium on `SITE/runner.html`, `bodies` served by path; yields the page and
+    the list its console messages go to."""
 
     def serve(route):
         path = route.request.url[len(SITE) :].split("?")[0]
@@ -102,18 +97,35 @@ def test_browser_runs_a_gpu_module(runner_html, tmp_path):
             page.on("console", lambda message: steps.append(message.text))
             page.route(f"{SITE}/**", serve)
             page.goto(f"{SITE}/runner.html")
-            try:
-                result = page.evaluate(RUN % (SITE, SITE, SITE))
-            except Exception as e:
-                raise AssertionError(f"{e}; the page logged {steps}") from None
-            page.goto(f"{SITE}/runner.html?module={SITE}/m.tcm")  # the page's own controls
-            page.wait_for_function("document.getElementById('run').disabled === false")
-            page.fill("#args", '{"arr": [0, 0, 0], "val": 1.5}')
-            page.click("#run")
-            page.wait_for_function("document.getElementById('out').textContent.includes('arr =')")
-            shown = page.inner_text("#out")
+            yield page, steps
         finally:
             browser.close()
+
+
+def test_browser_runs_a_gpu_module(runner_html, tmp_path):
+    module, *_ = kernels.build(ti.vulkan, GpuDevice.open(disable=BROWSER_LACKS))
+    module.archive(str(tmp_path / "m.tcm"))
+    write_tcm({**module.files(), "__version__": b"tistudio-aot 7\n"}, tmp_path / "v7.tcm")
+    ti.reset()
+    tcm = (tmp_path / "m.tcm").read_bytes()
+    bodies = {
+        "/runner.html": runner_html,
+        "/m.tcm": tcm,
+        "/v7.tcm": (tmp_path / "v7.tcm").read_bytes(),
+        "/crc.tcm": tcm.replace(b"tistudio-aot 1", b"tistudio-aot 7"),  # CRC no longer fits
+    }
+
+    with served_page(bodies) as (page, steps):
+        try:
+            result = page.evaluate(RUN % (SITE, SITE, SITE))
+        except Exception as e:
+            raise AssertionError(f"{e}; the page logged {steps}") from None
+        page.goto(f"{SITE}/runner.html?module={SITE}/m.tcm")  # the page's own controls
+        page.wait_for_function("document.getElementById('run').disabled === false")
+        page.fill("#args", '{"arr": [0, 0, 0], "val": 1.5}')
+        page.click("#run")
+        page.wait_for_function("document.getElementById('out').textContent.includes('arr =')")
+        shown = page.inner_text("#out")
     x = kernels.expected_x(2.0) + 3
     assert result["kernels"] == ["bump|f=v,", "bump|f=x,", "fill", "init", "total"]
     assert result["graphs"] == ["g"]
@@ -165,20 +177,6 @@ def test_browser_draws_what_the_python_loader_draws(runner_html, tmp_path):
     ti.reset()
     bodies = {"/runner.html": runner_html, "/r.tcm": (tmp_path / "r.tcm").read_bytes()}
 
-    def serve(route):
-        path = route.request.url[len(SITE) :].split("?")[0]
-        kind = "text/html" if path.endswith(".html") else "application/zip"
-        route.fulfill(status=200, content_type=kind, body=bodies[path])
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--enable-unsafe-webgpu"]
-        )
-        try:
-            page = browser.new_page()
-            page.route(f"{SITE}/**", serve)
-            page.goto(f"{SITE}/runner.html")
-            got = page.evaluate(DRAW % SITE)
-        finally:
-            browser.close()
+    with served_page(bodies) as (page, _):
+        got = page.evaluate(DRAW % SITE)
     assert got == want and want[0] != want[1]
