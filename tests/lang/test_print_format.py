@@ -13,13 +13,12 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 import tistudio as ti
+from tests.processes import printed_lines
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 ARCHES = [pytest.param(ti.cpu, id="cpu"), pytest.param(ti.vulkan, id="gpu")]
@@ -57,14 +56,7 @@ PROGRAM = textwrap.dedent(
 
 
 def _run(tmp_path, module: str, arch: str) -> list[str]:  # noqa: ANN001
-    path = tmp_path / f"{module}_{arch}.py"
-    path.write_text(PROGRAM.format(module=module))
-    env = dict(os.environ, XDG_RUNTIME_DIR="/tmp", TI_LOG_LEVEL="error")
-    done = subprocess.run(
-        [sys.executable, str(path), arch], capture_output=True, text=True, env=env, timeout=240
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return [line for line in done.stdout.splitlines() if not line.startswith("[Taichi]")]
+    return printed_lines(tmp_path / f"{module}_{arch}.py", PROGRAM.format(module=module), arch)
 
 
 @pytest.fixture(scope="module")

@@ -8,15 +8,14 @@ is defined. Spec errors print `ERR` and the last line of the error message.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
+from tests.processes import printed_lines
+
 PROGRAM = textwrap.dedent(
-    '''
+    """
     import sys
     import {module} as ti
 
@@ -89,7 +88,7 @@ PROGRAM = textwrap.dedent(
     fstrings(42, 3.14159, -2.5)
     ti.sync()
     sys.stdout.flush()
-    '''
+    """
 )
 ERRORS = [
     'f"{{n:x}}"',
@@ -113,14 +112,7 @@ def _run(tmp_path, module: str, arch: str) -> list[str]:  # noqa: ANN001
             error(bad{k})
             """
         )
-    path = tmp_path / f"{module}_{arch}.py"
-    path.write_text(source)
-    env = dict(os.environ, XDG_RUNTIME_DIR="/tmp", TI_LOG_LEVEL="error")
-    done = subprocess.run(
-        [sys.executable, str(path), arch], capture_output=True, text=True, env=env, timeout=240
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return [line for line in done.stdout.splitlines() if not line.startswith("[Taichi]")]
+    return printed_lines(tmp_path / f"{module}_{arch}.py", source, arch)
 
 
 @pytest.fixture(scope="module")
