@@ -54,6 +54,7 @@ class Var:
     name: str
     dtype: str
     writable: bool = True
+    argument: bool = False  # a kernel argument: never written (Taichi refuses)
     reduce_only: bool = False  # an outer variable that a parallel loop may only `+=`
     exact: bool = True
 
@@ -489,7 +490,7 @@ class ProgramGen:
         outer = self.scopes[0]
         saved = [(v.writable, v.reduce_only) for v in outer]
         for v in outer:
-            v.writable = not ctx.parallel
+            v.writable = not ctx.parallel and not v.argument
         if ctx.parallel and self.chance(0.5):
             t = self.choice([t for t in INT_TYPES + self.float_types if t != "f16"])
             reducer = self.fresh("s")
@@ -528,7 +529,7 @@ class ProgramGen:
             if a.is_ndarray
         ]
         for k, (t, _) in enumerate(scalars):
-            self.scopes[0].append(Var(f"a{k}", t))
+            self.scopes[0].append(Var(f"a{k}", t, writable=False, argument=True))
         ret = self.dtype() if self.chance(0.8) else None
         for _ in range(self.draw(self.st.integers(1, 4))):
             if self.chance(0.6):

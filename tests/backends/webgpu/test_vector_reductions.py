@@ -106,7 +106,8 @@ def test_matrix_local_sum_of_outer_products(fields) -> None:
         for i in range(N):
             acc += vf[i].outer_product(vf[i])
             counts[i % 3, 0] += 1
-            counts[1] += vi[i]  # a whole row
+            for k in ti.static(range(3)):  # a whole row (Taichi has no m[i] row of a matrix)
+                counts[1, k] += vi[i][k]
         return acc + ti.cast(counts, ti.f32)
 
     data = _data()
