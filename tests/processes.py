@@ -16,10 +16,12 @@ def run_script(
     script: Path, source: str, *args: str, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     """Write `source` to `script`, run it with `args`, and return what it did (two minutes at
-    most, unless `timeout` says otherwise). Taichi's log says errors only; a GPU finds its
-    runtime directory."""
+    most, unless `timeout` says otherwise). This checkout comes first on the module path, before
+    what PYTHONPATH already holds (the GPU machine's wheels); Taichi's log says errors only; a
+    GPU finds its runtime directory."""
     script.write_text(source)
-    env = {"XDG_RUNTIME_DIR": "/tmp", **os.environ, "PYTHONPATH": str(ROOT)}
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {"XDG_RUNTIME_DIR": "/tmp", **os.environ, "PYTHONPATH": path}
     return subprocess.run(
         [sys.executable, str(script), *args],
         capture_output=True,
