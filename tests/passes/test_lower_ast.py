@@ -47,8 +47,9 @@ def test_expression_tree_becomes_one_statement_per_operation() -> None:
 
 def test_while_becomes_loop_with_conditional_break() -> None:
     def k(n: i32):
-        while n > 0:
-            n -= 1
+        m = n  # a kernel's arguments are read-only, as in Taichi
+        while m > 0:
+            m -= 1
 
     same(
         lowered(k, params={"n": i32}),
@@ -57,16 +58,19 @@ def test_while_becomes_loop_with_conditional_break() -> None:
           <*i32> $0 = alloca
           <i32> $1 = argload[0]
           $2 : local store [$0 <- $1]
-          $3 : while true {
-            <i32> $4 = local load [$0]
-            <i32> $5 = const 0
-            <u1> $6 = cmp_gt $4 $5
-            <u1> $7 = logic_not $6
-            $8 : if $7 {
-              $9 : break
+          <*i32> $3 = alloca
+          <i32> $4 = local load [$0]
+          $5 : local store [$3 <- $4]
+          $6 : while true {
+            <i32> $7 = local load [$3]
+            <i32> $8 = const 0
+            <u1> $9 = cmp_gt $7 $8
+            <u1> $10 = logic_not $9
+            $11 : if $10 {
+              $12 : break
             }
-            <i32> $10 = const 1
-            <i32> $11 = atomic sub($0, $10)
+            <i32> $13 = const 1
+            <i32> $14 = atomic sub($3, $13)
           }
         }""",
     )
