@@ -10,6 +10,7 @@ variable holding a whole vector is one tensor-typed `alloca` (`VectorVar`), so t
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -102,6 +103,10 @@ class MatrixMixin:
         naming the variable (or `label`, the expression a temporary's value came from)."""
         keys = list(index) if isinstance(index, tuple) else [index]
         _check_index_count(vv.shape, keys, loc)
+        if any(isinstance(k, slice) for k in keys):  # the picked elements, as places
+            shape, positions = _sliced(vv.shape, keys, loc)
+            picked = [self.vector_var_element(vv, at, loc, label) for at in positions]
+            return ExprVector(picked, shape)
         for key, n in zip(keys, vv.shape):
             if not is_runtime(key):
                 _check_bounds(key, n, loc)
@@ -205,6 +210,12 @@ class MatrixMixin:
         is no row in a kernel."""
         keys = list(index) if isinstance(index, tuple) else [index]
         _check_index_count(value.shape, keys, loc)
+        if any(isinstance(k, slice) for k in keys):
+            shape, positions = _sliced(value.shape, keys, loc)
+            if any(is_runtime(k) for k in keys):  # through one temporary, as m[i, j] is
+                var = self.declare_matrix("", value, loc)
+                return self.vector_var_element(var, index, loc, label)
+            return ExprVector([self.matrix_element(value, at, loc) for at in positions], shape)
         if any(is_runtime(k) for k in keys):
             var = self.declare_matrix("", value, loc)
             return self.vector_var_element(var, index, loc, label)
@@ -376,6 +387,31 @@ def _square(v: ExprVector, loc: Any) -> int:
             f"a square matrix is needed: expected a square matrix, got shape {v.shape}", loc
         )
     return v.shape[0]
+
+
+def _sliced(shape: tuple[int, ...], keys: list[Any], loc: Any) -> tuple[tuple[int, ...], list[Any]]:
+    """`m[i, :]`, `m[:, j]`, `m[0:2, 1:3]`, `v[1:3]`, `v[::2]` as Taichi has them: the result's
+    shape (a vector when one axis is sliced, a matrix when both are) and the index (an int or
+    a pair) of each element it picks, row-major. A slice's bounds must be known at compile
+    time; a plain index may be a run-time value."""
+    axes = []
+    for key, n in zip(keys, shape):
+        if not isinstance(key, slice):
+            axes.append(None)
+            continue
+        if not all(b is None or isinstance(b, int) for b in (key.start, key.stop, key.step)):
+            raise TaichiSyntaxError(
+                "a slice of a vector or matrix needs bounds known at compile time "
+                "(numbers or ti.static values)",
+                loc,
+            )
+        axes.append(list(range(*key.indices(n))))
+    picked = tuple(len(a) for a in axes if a is not None)
+    if 0 in picked:
+        raise TaichiSyntaxError(f"the slice picks no element of a {shape} value", loc)
+    choices = [a if a is not None else [k] for a, k in zip(axes, keys)]
+    positions = [at if len(at) > 1 else at[0] for at in itertools.product(*choices)]
+    return picked, positions
 
 
 def _check_index_count(shape: tuple[int, ...], keys: list[Any], loc: Any) -> None:
