@@ -95,7 +95,8 @@ class Matrix:
             self[SWIZZLE[c]] = v
 
     def __repr__(self) -> str:
-        return repr(self._data.tolist())
+        """NumPy's text of the elements, as Taichi's `Matrix.__repr__` (`[1 2 3]`)."""
+        return str(self._data)
 
     def __eq__(self, other: object) -> Any:
         """Element by element, as in Taichi: a `Matrix` of bools, `.all()` to reduce it."""
