@@ -314,9 +314,7 @@ class FuncsMixin:
 
 def _element_text(dtype: Any, element_shape: tuple[int, ...]) -> str:
     """An ndarray's element type in Taichi's words: `f32` or `[Tensor (3) f32]`."""
-    if not element_shape:
-        return str(dtype)
-    return f"[Tensor ({', '.join(map(str, element_shape))}) {dtype}]"
+    return str(TensorType(element_shape, dtype)) if element_shape else str(dtype)
 
 
 def _check_matrix_arg(name: str, ann: Any, value: Any, loc: Any) -> None:

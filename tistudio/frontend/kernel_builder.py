@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -74,7 +75,7 @@ def build_frontend_ir(
         elif spec.kind == "matrix":
             assert spec.dtype is not None
             elements = []
-            for _ in range(_count(spec.element_shape)):
+            for _ in range(math.prod(spec.element_shape)):
                 elements.append(fe.ArgLoadExpr(len(params), dtype=spec.dtype, loc=loc))
                 params.append(Param(spec.name, "scalar", spec.dtype))
             value = ExprVector(elements, spec.element_shape)
@@ -93,10 +94,3 @@ def build_frontend_ir(
     if ret_types:
         check_returned(frame, "kernel", loc)
     return Kernel(name, body, params, list(ret_types))
-
-
-def _count(shape: tuple[int, ...]) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n

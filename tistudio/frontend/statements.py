@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import math
 from typing import Any
 
 from tistudio.frontend.asserts import compile_assert
@@ -21,6 +22,7 @@ from tistudio.frontend.values import ExprVector, PickedElement, StructValue, Str
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import AtomicOpType
 from tistudio.ir.stmt import Block
+from tistudio.ir.types import TensorType
 
 ATOMIC_AUGASSIGN = {
     ast.Add: AtomicOpType.add,
@@ -103,12 +105,7 @@ class StatementsMixin:
         if isinstance(target, ast.Name):
             self.scope.bind(target.id, value)
         elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (tuple, list)):
-            if len(value) != len(target.elts):
-                raise TaichiSyntaxError(
-                    f"cannot unpack {len(value)} values into {len(target.elts)} targets: "
-                    "The number of targets is not equal to value length",
-                    loc,
-                )
+            _check_unpack_count(value, target, loc)
             for name, item in zip(target.elts, value):
                 self.bind_static(name, item, loc)
         else:
@@ -132,12 +129,7 @@ class StatementsMixin:
             raise TaichiSyntaxError(
                 f"cannot unpack a {type(value).__name__}: Cannot unpack type: {type(value)}", loc
             )
-        if len(items) != len(target.elts):
-            raise TaichiSyntaxError(
-                f"cannot unpack {len(items)} values into {len(target.elts)} targets: "
-                "The number of targets is not equal to value length",
-                loc,
-            )
+        _check_unpack_count(items, target, loc)
         # Read every right-hand side before writing any target (`a, b = b, a`).
         temps = [self.materialize(v, loc) for v in items]
         for t, v in zip(target.elts, temps):
@@ -222,15 +214,15 @@ class StatementsMixin:
         """A list literal stored into a vector of another size: Taichi's TaichiTypeError,
         "cannot assign '[Tensor (2) i32]' to '[Tensor (3) i32]'"."""
         shape = _literal_shape(value)
-        if _count(shape) == len(lhs.elements):
+        if math.prod(shape) == len(lhs.elements):
             return
         first = value
         while isinstance(first, (list, tuple)):
             first = first[0]
         have = self.ops.const(first, loc) if not isinstance(first, fe.Expr) else first
         raise TaichiTypeError(
-            f"cannot assign '{_tensor(shape, have.dtype)}' to "
-            f"'{_tensor(lhs.shape, getattr(lhs.elements[0], 'dtype', have.dtype))}'",
+            f"cannot assign '{TensorType(shape, have.dtype)}' to "
+            f"'{TensorType(lhs.shape, getattr(lhs.elements[0], 'dtype', have.dtype))}'",
             loc,
         )
 
@@ -448,19 +440,18 @@ def _has_runtime_key(index: Any) -> bool:
     return any(is_runtime(k) for k in (index if isinstance(index, tuple) else (index,)))
 
 
+def _check_unpack_count(values: tuple | list, target: ast.Tuple | ast.List, loc: Any) -> None:
+    """`a, b = values`: as many values as targets, or Taichi's TaichiSyntaxError."""
+    if len(values) != len(target.elts):
+        raise TaichiSyntaxError(
+            f"cannot unpack {len(values)} values into {len(target.elts)} targets: "
+            "The number of targets is not equal to value length",
+            loc,
+        )
+
+
 def _literal_shape(value: Any) -> tuple[int, ...]:
     """The shape of a (nested) list literal: `[1, 2]` is (2,), `[[1, 2], [3, 4]]` is (2, 2)."""
     if isinstance(value, (list, tuple)) and value:
         return (len(value),) + _literal_shape(value[0])
     return ()
-
-
-def _count(shape: tuple[int, ...]) -> int:
-    count = 1
-    for size in shape:
-        count *= size
-    return count
-
-
-def _tensor(shape: tuple[int, ...], dtype: Any) -> str:
-    return f"[Tensor ({', '.join(map(str, shape))}) {dtype}]"
