@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tistudio.ir.assertions import TaichiAssertionError, TaichiRuntimeError  # noqa: F401
 from tistudio.ir.stmt import SourceLoc
+from tistudio.ir.types import TensorType
 
 
 class TaichiCompilationError(Exception):
@@ -68,6 +69,18 @@ class TaichiAutodiffError(TaichiCompilationError, RuntimeError):
 
 class TaichiIndexError(TaichiCompilationError, IndexError):
     """Indices that do not fit what they index (a 2-d ndarray indexed with one index)."""
+
+
+def element_type_text(dtype: object, element_shape: tuple = ()) -> str:
+    """An ndarray's element type as Taichi's messages print it: `f32`, `[Tensor (3) f32]`."""
+    return str(TensorType(tuple(element_shape), dtype)) if element_shape else str(dtype)
+
+
+def matrix_type_text(shape: tuple, dtype: object) -> str:
+    """A vector or matrix element annotation as Taichi's messages print it: `VectorType[3,
+    f32]`, `MatrixType[2,2, f32]`."""
+    kind = "VectorType" if len(shape) == 1 else "MatrixType"
+    return f"{kind}[{','.join(map(str, shape))}, {dtype}]"
 
 
 # What to call a Python construct (and what to do instead) when a kernel may not use it.

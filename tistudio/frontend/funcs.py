@@ -14,7 +14,13 @@ from functools import partial
 from typing import Any
 
 from tistudio.frontend.arguments import bind_arguments, is_plain
-from tistudio.frontend.errors import TaichiArgumentError, TaichiSyntaxError, TaichiTypeError
+from tistudio.frontend.errors import (
+    TaichiArgumentError,
+    TaichiSyntaxError,
+    TaichiTypeError,
+    element_type_text,
+    matrix_type_text,
+)
 from tistudio.frontend.loop_returns import FLAG, with_loop_exits
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.returns import check_returned
@@ -182,14 +188,13 @@ class FuncsMixin:
         not checked in a func, as in Taichi)."""
         if ann.dtype is None:
             return
-        given = _element_text(value.dtype, value.element_shape)
+        given = element_type_text(value.dtype, value.element_shape)
         if hasattr(ann.dtype, "_ti_matrix_type"):
             shape, dtype = ann.dtype._ti_matrix_type
             dtype = self.resolve_dtype(dtype, loc) if dtype is not None else value.dtype
             if tuple(shape) == value.element_shape and dtype == value.dtype:
                 return
-            kind = "VectorType[{}" if len(shape) == 1 else "MatrixType[{}"
-            want = kind.format(",".join(map(str, shape))) + f", {dtype}]"
+            want = matrix_type_text(shape, dtype)
             taichi = f"Invalid value for argument {name} - required element type: {want}, but"
         else:
             want = self.resolve_dtype(ann.dtype, loc)
@@ -310,11 +315,6 @@ class FuncsMixin:
             for v in frame.result
         ]
         return exprs[0] if len(exprs) == 1 else tuple(exprs)
-
-
-def _element_text(dtype: Any, element_shape: tuple[int, ...]) -> str:
-    """An ndarray's element type in Taichi's words: `f32` or `[Tensor (3) f32]`."""
-    return str(TensorType(element_shape, dtype)) if element_shape else str(dtype)
 
 
 def _check_matrix_arg(name: str, ann: Any, value: Any, loc: Any) -> None:

@@ -9,7 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tistudio.frontend.errors import TaichiRuntimeTypeError
+from tistudio.frontend.errors import (
+    TaichiRuntimeTypeError,
+    element_type_text,
+    matrix_type_text,
+)
 from tistudio.frontend.kernel_builder import ParamSpec
 from tistudio.ir.types import PrimitiveType
 from tistudio.lang.types import NdarrayType, OpenElementType, to_dtype
@@ -64,11 +68,7 @@ class ElementTypeError(TypeError, ValueError):
 
 def _element_text(arg: np.ndarray, container: Any) -> str:
     """What a kernel was given, in Taichi's words: `i32` or `[Tensor (3) i32]`."""
-    dtype = to_dtype(arg.dtype)
-    element_shape = tuple(getattr(container, "element_shape", ()))
-    if not element_shape:
-        return str(dtype)
-    return f"[Tensor ({', '.join(map(str, element_shape))}) {dtype}]"
+    return element_type_text(to_dtype(arg.dtype), getattr(container, "element_shape", ()))
 
 
 def ndarray_spec(name: str, annotation: NdarrayType) -> ParamSpec:
@@ -114,8 +114,7 @@ def _check_element_shape(
         fits = _fits(want, tuple(given))
     if fits:
         return
-    kind = "VectorType[{}" if len(want) == 1 else "MatrixType[{}"
-    required = kind.format(",".join(map(str, want))) + f", {spec.dtype or ''}]"
+    required = matrix_type_text(want, spec.dtype or "")
     provided = _element_text(arg, container) if given else f"an array of shape {arg.shape}"
     raise ValueError(
         f"kernel '{kernel_name}': argument '{spec.name}' must end with axes {want} (its "
