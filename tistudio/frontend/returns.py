@@ -67,7 +67,6 @@ def _kernel_return(t: Any, node: ast.Return) -> None:
         t.frame.returned = "void"
         if not t.kernel_ret_types:
             t.emit(fe.FrontendReturn([], loc=loc))
-            t.returned = True
         return
     if not t.kernel_ret_types:
         raise TaichiSyntaxError(
@@ -99,7 +98,6 @@ def _kernel_return(t: Any, node: ast.Return) -> None:
     exprs = [t.ops.cast(v, ty, loc) for v, ty in zip(values, t.kernel_ret_types)]
     t.emit(fe.FrontendReturn(exprs, loc=loc))
     t.frame.returned = "value"
-    t.returned = True
 
 
 def _ret_annotations(annotation: Any) -> list[Any]:

@@ -54,7 +54,6 @@ class Transformer(
         self.var_counter = 0
         self.kernel_ret_types: list[PrimitiveType] = []
         self.kernel_arguments: list[Any] = []  # the kernel's argument variables (read-only)
-        self.returned = False
 
     @property
     def scope(self) -> Scope:
