@@ -227,3 +227,93 @@ def case_blocked_stencil(ti):
     init()
     stencil()
     return {"u": u.to_numpy(), "lap": lap.to_numpy()}
+
+
+def case_skipped_axes_shapes_and_struct_for(ti):
+    """SNode paths that skip an axis: a field's indices are its path's active axes in ascending
+    order, so `dense(ti.k, 8)` is one index (not three), `dense(ti.j, 4).dense(ti.i, 3)` and
+    `dense(ti.k, 3).dense(ti.i, 2)` are (i, j) with the lower axis first, `ti.ik` and
+    `ti.axes(0, 2)` take two. Struct-fors, element access and to_numpy all use that order."""
+    ti.init(arch=ti.cpu)
+    k_only = ti.field(ti.i32)
+    ti.root.dense(ti.k, 8).place(k_only)
+    j_then_i = ti.field(ti.i32)
+    ti.root.dense(ti.j, 4).dense(ti.i, 3).place(j_then_i)
+    ik = ti.field(ti.i32)
+    ti.root.dense(ti.ik, (2, 5)).place(ik)
+    axes02 = ti.field(ti.f32)
+    ti.root.dense(ti.axes(0, 2), (3, 4)).place(axes02)
+    k_then_i = ti.field(ti.i32)
+    ti.root.dense(ti.k, 3).dense(ti.i, 2).place(k_then_i)
+
+    @ti.kernel
+    def run():
+        for i in k_only:
+            k_only[i] = i * 10
+        for i, j in j_then_i:
+            j_then_i[i, j] = i * 100 + j
+        for i, j in ik:
+            ik[i, j] = i * 100 + j
+        for i, j in axes02:
+            axes02[i, j] = i + j * 0.5
+        for i, j in k_then_i:
+            k_then_i[i, j] = i * 100 + j + k_only[j]
+
+    run()
+    fields = {"k_only": k_only, "j_then_i": j_then_i, "ik": ik, "axes02": axes02}
+    fields["k_then_i"] = k_then_i
+    out = {name: f.to_numpy() for name, f in fields.items()}
+    out["shapes"] = tuple(f.shape for f in fields.values())
+    out["snode_shapes"] = tuple(f.snode.shape for f in fields.values())
+    out["elements"] = (k_only[3], j_then_i[2, 1], ik[1, 4], k_then_i[1, 2])
+    return out
+
+
+def case_skipped_axes_vectors_offsets_ndrange(ti):
+    """More paths that skip axes: a vector field on `dense(ti.j, 5)`, a field on `dense(ti.k,
+    6)` placed with `offset=(-2,)`, a node shared by a field on `ti.j` and one a level deeper
+    on `ti.l` (one index and two), ndrange over `x.shape`, range-for over `x.shape[0]`, and
+    from_numpy / Python-scope writes."""
+    ti.init(arch=ti.cpu)
+    v = ti.Vector.field(2, ti.f32)
+    ti.root.dense(ti.j, 5).place(v)
+    o = ti.field(ti.i32)
+    ti.root.dense(ti.k, 6).place(o, offset=(-2,))
+    a = ti.field(ti.i32)
+    b = ti.field(ti.i32)
+    block = ti.root.dense(ti.j, 3)
+    block.place(a)
+    block.dense(ti.l, 2).place(b)
+    y = ti.field(ti.i32)
+    ti.root.dense(ti.j, 4).dense(ti.i, 3).place(y)
+
+    @ti.kernel
+    def run() -> ti.i32:
+        for i in v:
+            v[i] = [i, 2 * i]
+        for i in o:
+            o[i] += i
+        for i in a:
+            a[i] = i + 1
+        for i, j in b:
+            b[i, j] = i * 10 + j + a[i]
+        total = 0
+        for I in ti.grouped(ti.ndrange(*y.shape)):
+            total += y[I] * (I[0] + 1)
+        for i in range(o.shape[0]):
+            total += o[i - 2] * 1000
+        return total
+
+    o.from_numpy(np.arange(6, dtype=np.int32) * 7)
+    y.from_numpy(np.arange(12, dtype=np.int32).reshape(3, 4))
+    y[2, 3] = 50
+    total = run()
+    return {
+        "v": v.to_numpy(),
+        "o": o.to_numpy(),
+        "a": a.to_numpy(),
+        "b": b.to_numpy(),
+        "total": total,
+        "shapes": (v.shape, o.shape, a.shape, b.shape, block.shape, b.snode.parent().shape),
+        "python_reads": (o[-2], o[3], b[2, 1], v[4][1]),
+    }

@@ -106,17 +106,17 @@ def _check_bounds(buffer: np.ndarray, offset: int, t: PrimitiveType) -> None:
 def field_offset(snode: SNode, indices: Sequence[int]) -> int:
     """Byte offset of element `indices` of the field placed at `snode`, from its tree's root:
     what `lower_access` computes with `SNodeLookup`/`GetCh`."""
-    path = snode.path()
+    levels = snode.levels()  # each node's axes as positions among the field's indices
     offset = 0
-    for depth, node in enumerate(path[1:], start=1):
+    for depth, (node, axes) in enumerate(levels[1:], start=1):
         offset += node.offset_in_parent_cell
         if node.type == "place":
             continue
         cell = 0
-        for axis, size in zip(node.axes, node.sizes):
+        for axis, size in zip(axes, node.sizes):
             deeper = 1
-            for inner in path[depth + 1 :]:
-                deeper *= inner.sizes[inner.axes.index(axis)] if axis in inner.axes else 1
+            for inner, inner_axes in levels[depth + 1 :]:
+                deeper *= inner.sizes[inner_axes.index(axis)] if axis in inner_axes else 1
             cell = cell * size + (indices[axis] // deeper) % size
         offset += cell * node.cell_size
     return offset
@@ -363,6 +363,21 @@ class Interpreter:
     def run_Return(self, stmt: s.Return) -> None:
         values = [self.values[v] for v in stmt.values]
         raise _Return(values)
+
+    def run_FuncCall(self, stmt: s.FuncCall) -> Value | None:
+        """Run the IR function's body on the call's arguments, with values of its own (a
+        recursive call runs the same statements again), and give its return value."""
+        function = next(f for f in self.kernel.functions if f.name == stmt.func.name)
+        saved = self.args, self.values
+        self.args, self.values = [self.values[a] for a in stmt.args], {}
+        try:
+            self.block(function.body)
+            returned: list[Value] = []
+        except _Return as ret:
+            returned = ret.values
+        finally:
+            self.args, self.values = saved
+        return returned[0] if returned else None
 
     def run_Offloaded(self, stmt: s.Offloaded) -> None:
         self.tls = np.zeros(max(stmt.tls_size, 8), dtype=np.uint8)

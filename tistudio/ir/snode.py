@@ -73,17 +73,36 @@ class SNode:
         return nodes[::-1]
 
     @property
+    def physical_axes(self) -> tuple[int, ...]:
+        """The axes some level on the way down to this node indexes, ascending: the field's
+        index number `p` runs along axis `physical_axes[p]` (Taichi's `physical_index_position`).
+        `dense(ti.k, 8)` gives (2,), so its field has one index, not three."""
+        return tuple(sorted({a for n in self.path() for a in n.axes}))
+
+    @property
     def num_axes(self) -> int:
-        axes = {a for n in self.path() for a in n.axes}
-        return max(axes) + 1 if axes else 0
+        """How many indices this node's field (or struct-for) takes."""
+        return len(self.physical_axes)
+
+    def index_positions(self, level: SNode) -> tuple[int, ...]:
+        """`level.axes` (of a node on this node's path) as positions among this node's indices.
+
+        The same as `level.axes` when the active axes are 0, 1, ... (the usual case)."""
+        physical = self.physical_axes
+        return tuple(physical.index(a) for a in level.axes)
+
+    def levels(self) -> list[tuple[SNode, tuple[int, ...]]]:
+        """Each node from the root down to this one, with the index positions it splits."""
+        physical = self.physical_axes
+        return [(node, tuple(physical.index(a) for a in node.axes)) for node in self.path()]
 
     @property
     def shape(self) -> tuple[int, ...]:
-        """Extent along each field axis: the product of the sizes of every level on that axis."""
+        """Extent along each index: the product of the sizes of every level on its axis."""
         extent = [1] * self.num_axes
-        for node in self.path():
-            for axis, size in zip(node.axes, node.sizes):
-                extent[axis] *= size
+        for node, positions in self.levels():
+            for position, size in zip(positions, node.sizes):
+                extent[position] *= size
         return tuple(extent)
 
     @property

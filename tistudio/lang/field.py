@@ -368,14 +368,13 @@ def place_companions(
 def _layout_of(snode: SNode) -> tuple[int, tuple[int, ...]]:
     """Byte offset of element 0 and byte strides of each axis, for dense paths where every
     axis is split across levels in order (the layouts `ti.field` and `dense().place()` make)."""
-    path = snode.path()
     offset = 0
     strides = [0] * len(snode.shape)
-    for node in path[1:]:
+    for node, axes in snode.levels()[1:]:  # axes: positions among the field's indices
         offset += node.offset_in_parent_cell if node.type != "place" else 0
         if node.type == "dense":
             level_stride = node.cell_size
-            for axis, size in reversed(list(zip(node.axes, node.sizes))):
+            for axis, size in reversed(list(zip(axes, node.sizes))):
                 if strides[axis] == 0:
                     strides[axis] = level_stride
                 level_stride *= size
@@ -389,18 +388,19 @@ def _element_offsets(snode: SNode) -> np.ndarray:
     axis index, `(index // sizes of deeper levels) % size of this level` (as `lower_access`)."""
     shape = snode.shape
     index = np.indices(shape, dtype=np.int64) if shape else np.zeros((0,), np.int64)
-    path = snode.path()[1:]
+    path = snode.levels()[1:]  # each node with its axes as positions among the field's indices
     deeper = [[1] * len(shape) for _ in path]
     for level in range(len(path) - 2, -1, -1):
         deeper[level] = list(deeper[level + 1])
-        for axis, size in zip(path[level + 1].axes, path[level + 1].sizes):
+        inner, inner_axes = path[level + 1]
+        for axis, size in zip(inner_axes, inner.sizes):
             deeper[level][axis] *= size
     offsets = np.zeros(shape, np.int64)
-    for level, node in enumerate(path):
+    for level, (node, axes) in enumerate(path):
         offsets += node.offset_in_parent_cell
         if node.type == "dense":
             cell = np.zeros(shape, np.int64)
-            for axis, size in zip(node.axes, node.sizes):
+            for axis, size in zip(axes, node.sizes):
                 cell = cell * size + (index[axis] // deeper[level][axis]) % size
             offsets += cell * node.cell_size
     return offsets

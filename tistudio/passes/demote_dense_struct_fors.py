@@ -36,7 +36,7 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
 
 
 def _demote(task: Offloaded, snode: SNode) -> None:
-    digits = [(a, s) for node in snode.path() for a, s in zip(node.axes, node.sizes)]
+    digits = [(a, s) for node, axes in snode.levels() for a, s in zip(axes, node.sizes)]
     total = math.prod(size for _, size in digits)
     task.task_type, task.snode = TaskType.range_for, None
     task.begin, task.end, task.const_begin, task.const_end = 0, total, True, True

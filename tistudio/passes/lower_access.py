@@ -37,6 +37,7 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
 def _lower(ptr: GlobalPtr) -> Stmt:
     """get root -> lookup(root, 0) -> get child -> lookup(level, cell) -> ... -> get child place."""
     path = ptr.snode.path()
+    levels = ptr.snode.levels()  # each node's axes as positions among the field's indices
     assert path[0].type == "root", f"{ptr.snode.ref()} is not attached to an SNode tree"
     out: list[Stmt] = []
     root = ix.emit(out, GetRoot(ptr.snode.tree_id, ret_type=_GEN_PTR))
@@ -46,7 +47,7 @@ def _lower(ptr: GlobalPtr) -> Stmt:
         ret_type = PointerType(node.dtype) if is_place and node.dtype else _GEN_PTR
         address = ix.emit(out, GetCh(address, node, ret_type=ret_type))
         if not is_place:
-            for term in _cell_terms(ptr.indices, path, depth, out):
+            for term in _cell_terms(ptr.indices, levels, depth, out):
                 address = ix.emit(out, SNodeLookup(node, address, term, ret_type=_GEN_PTR))
     for stmt in out:
         stmt.loc = ptr.loc
@@ -55,20 +56,22 @@ def _lower(ptr: GlobalPtr) -> Stmt:
     return address
 
 
-def _cell_terms(indices: list[Stmt], path: list[SNode], depth: int, out: list[Stmt]) -> list[Stmt]:
-    """The row-major cell number at `path[depth]` as a sum of terms, one per axis: level index *
+def _cell_terms(
+    indices: list[Stmt], levels: list[tuple[SNode, tuple[int, ...]]], depth: int, out: list[Stmt]
+) -> list[Stmt]:
+    """The row-major cell number at `levels[depth]` as a sum of terms, one per axis: level index *
     (sizes of later axes). Each term gets its own `SNodeLookup`, so the back end adds them as
     64-bit addresses; one 32-bit sum would hide from LLVM that the inner loop's index only
     steps by one (it cannot widen `sext(i * 2048 + j)` into an induction variable)."""
-    node = path[depth]
+    node, positions = levels[depth]
     terms: list[Stmt] = []
-    for j, (axis, size) in enumerate(zip(node.axes, node.sizes)):
+    for j, (axis, size) in enumerate(zip(positions, node.sizes)):
         if size == 1:
             continue  # this level's index along `axis` is always 0
         deeper = math.prod(
-            s for n in path[depth + 1 :] for a, s in zip(n.axes, n.sizes) if a == axis
+            s for n, ps in levels[depth + 1 :] for a, s in zip(ps, n.sizes) if a == axis
         )
-        outermost = all(axis not in n.axes for n in path[:depth])
+        outermost = all(axis not in ps for _, ps in levels[:depth])
         level = ix.divide(out, indices[axis], deeper)
         if not outermost:  # the outermost level's part is already < size (index in bounds)
             level = ix.remainder(out, level, size)
