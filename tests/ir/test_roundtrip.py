@@ -39,6 +39,7 @@ SAMPLES = {
     "Break": None,
     "Continue": None,
     "Return": "$1 : return $0, $0",
+    "FuncCall": "<i32> $1 = call sum_0($0, $0)",
     "Offloaded": None,
     "Print": '$1 : print "x = {} {{}} {:.3f}\\n" [$0, $0]',
     "Assert": '$1 : assert $0, "x[%d] is \\"out\\"", args [$0, $0]',

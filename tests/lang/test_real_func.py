@@ -199,7 +199,7 @@ def test_real_func_methods_of_a_data_oriented_class() -> None:
     np.testing.assert_array_equal(g.val.to_numpy(), 2 * i * j)
 
 
-def test_recursion_is_reported_as_not_supported() -> None:
+def test_a_real_function_may_call_itself() -> None:
     @real_func
     def tri(n: ti.i32) -> ti.i32:
         if n == 0:
@@ -210,5 +210,4 @@ def test_recursion_is_reported_as_not_supported() -> None:
     def run(n: ti.i32) -> ti.i32:
         return tri(n)
 
-    with pytest.raises(ti.TaichiSyntaxError, match="recursion needs a real function call"):
-        run(100)
+    assert run(100) == 5050  # tests/lang/test_recursive_real_func.py has the rest

@@ -22,7 +22,7 @@ from tistudio.ir import statements as s
 from tistudio.ir.printer import print_ir
 from tistudio.ir.stmt import Kernel
 from tistudio.passes.context import PassContext
-from tistudio.passes.pipeline import compile_to_final_ir
+from tistudio.passes.pipeline import compile_to_final_ir, refuse_functions
 from tistudio.runtime.offline_cache import make_key
 
 
@@ -30,6 +30,7 @@ def compile_artifacts(ir: Kernel, program: Any, stem: str) -> tuple[dict, dict[s
     """(metadata entry, files) of the frontend IR `ir` compiled for `program`'s arch; file
     names start with `stem`."""
     ctx = PassContext(program.config)
+    refuse_functions(ir, "an AOT module cannot hold recursive calls; run it with ti.cpu")
     compile_to_final_ir(ir, ctx)
     _strip_paths(ir)  # after the passes: statements they made carry locations too
     tasks = [_task(task, f"{stem}_t{i:02d}") for i, task in enumerate(_tasks(ir))]

@@ -1,5 +1,7 @@
 """`@ti.func` calls: the callee's body is compiled in place at each call site (inlined).
 
+A `ti.real_func` is inlined too, unless it is part of a call cycle (`real_calls.py`).
+
 Parameters annotated `ti.template()` are passed by reference (a field, or the caller's
 variable itself); all others are copied into new variables, as Taichi passes them by value. A
 `return` becomes an assignment to a result variable, where compiling the body stops
@@ -58,6 +60,16 @@ class FuncFrame:
         self.returned: str | None = None  # "void" | "value": the rest is not compiled (Taichi)
 
 
+class RecursiveRealFunc(BaseException):  # noqa: N818 - a signal, not an error
+    """Real function `fn` was reached again while its body was being compiled in place:
+    `kernel_builder` compiles the kernel again with `fn` as an IR function (`real_calls.py`).
+    A BaseException, so that no `except Exception` on the way turns it into a user error."""
+
+    def __init__(self, fn: Any) -> None:
+        super().__init__(fn.__name__)
+        self.fn = fn
+
+
 def _refuse_captured_ndarray(name: str, ann: Any, value: Any, loc: Any) -> None:
     """A ti.ndarray object (not a kernel's ndarray parameter) passed for a function's
     ti.types.ndarray() parameter: Taichi refuses it, and read at compile time its elements
@@ -93,14 +105,12 @@ class FuncsMixin:
         self_ref: bool = False,
     ) -> Any:
         fn = func_obj.__ti_func__
-        args = [*getattr(func_obj, "__ti_bound__", ()), *args]  # a method's instance, `self`
         real = getattr(func_obj, "__ti_real__", False)
-        if real and fn in self.func_stack:
-            raise TaichiSyntaxError(
-                f"ti.real_func '{fn.__name__}' calls itself: recursion needs a real function "
-                "call, and tistudio compiles real functions in place (not supported yet)",
-                loc,
-            )
+        if real and fn in self.called:  # part of a call cycle: an IR function (real_calls.py)
+            return self.call_ir_function(func_obj, args, kwargs, loc)
+        args = [*getattr(func_obj, "__ti_bound__", ()), *args]  # a method's instance, `self`
+        if real and fn in self.func_stack:  # compile the kernel again, calling `fn`
+            raise RecursiveRealFunc(fn)
         if fn in self.func_stack or len(self.func_stack) > MAX_INLINE_DEPTH:
             raise TaichiSyntaxError(
                 f"ti.func '{fn.__name__}' calls itself; recursion is not supported in Taichi", loc
@@ -168,7 +178,7 @@ class FuncsMixin:
             self._check_ndarray_arg(name, ann, value, loc)
             return value
         if hasattr(ann, "_ti_matrix_type"):  # by value, after Taichi's shape checks
-            _check_matrix_arg(name, ann, value, loc)
+            check_matrix_arg(name, ann, value, loc)
             return self.declare_matrix(name, value, loc)
         if ann is not None and self.is_dtype_like(ann):
             dtype = self.resolve_dtype(ann, loc)
@@ -317,7 +327,7 @@ class FuncsMixin:
         return exprs[0] if len(exprs) == 1 else tuple(exprs)
 
 
-def _check_matrix_arg(name: str, ann: Any, value: Any, loc: Any) -> None:
+def check_matrix_arg(name: str, ann: Any, value: Any, loc: Any) -> None:
     """A ti.func parameter annotated as a vector or matrix takes one of that shape; Taichi's
     words: "Argument a of type ... is expected to be a Matrix with n 3, but got 2"."""
     shape = tuple(ann._ti_matrix_type[0])

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tistudio.frontend.funcs import FuncFrame
+from tistudio.frontend.funcs import FuncFrame, RecursiveRealFunc
 from tistudio.frontend.returns import check_returned
 from tistudio.frontend.scope import Scope
 from tistudio.frontend.source import ParsedFunction, function_globals, resolve_annotation
@@ -42,13 +42,39 @@ def build_frontend_ir(
     config: CompileConfig,
     name: str,
 ) -> Kernel:
-    """Build the frontend IR ("Initial IR") of `fn` for one template signature."""
+    """Build the frontend IR ("Initial IR") of `fn` for one template signature. A real
+    function found calling itself makes the build start again, with that function compiled
+    as an IR function and calls (`real_calls.py`) instead of in place."""
+    called: set[Any] = set()
+    while True:
+        try:
+            return _build(
+                fn, parsed, specs, template_values, ndarrays, ret_types, config, name, called
+            )
+        except RecursiveRealFunc as found:
+            if found.fn in called:  # cannot happen: a called function is never inlined
+                raise
+            called.add(found.fn)
+
+
+def _build(
+    fn: Callable[..., Any],
+    parsed: ParsedFunction,
+    specs: list[ParamSpec],
+    template_values: dict[str, Any],
+    ndarrays: dict[str, tuple[PrimitiveType, int, tuple[int, ...]]],
+    ret_types: list[PrimitiveType],
+    config: CompileConfig,
+    name: str,
+    called: set[Any],
+) -> Kernel:
     body = Block()
     scope = Scope(function_globals(fn))
     ret_annotation = resolve_annotation(fn, fn.__annotations__.get("return"))
     frame = FuncFrame(parsed, scope, "kernel", ret_annotation)
     transformer = Transformer(config, body, frame)
     transformer.kernel_ret_types = list(ret_types)
+    transformer.called = called
     loc = SourceLoc(
         parsed.filename,
         parsed.node.lineno + parsed.line_offset,
@@ -93,4 +119,5 @@ def build_frontend_ir(
     transformer.visit_body(parsed.node.body)
     if ret_types:
         check_returned(frame, "kernel", loc)
-    return Kernel(name, body, params, list(ret_types))
+    functions = list(transformer.ir_functions.values())
+    return Kernel(name, body, params, list(ret_types), functions=functions)

@@ -20,6 +20,7 @@ from tistudio.frontend.loops import LoopsMixin
 from tistudio.frontend.matrix import BoundMatrixMethod, MatrixMixin
 from tistudio.frontend.operators import Operators, is_runtime
 from tistudio.frontend.printing import PrintingMixin, is_str_format
+from tistudio.frontend.real_calls import RealCallsMixin
 from tistudio.frontend.scope import Scope
 from tistudio.frontend.source import signature_of
 from tistudio.frontend.statements import StatementsMixin
@@ -36,6 +37,7 @@ class Transformer(
     ExpressionsMixin,
     LoopsMixin,
     FuncsMixin,
+    RealCallsMixin,
     MatrixMixin,
     StructsMixin,
     PrintingMixin,
@@ -54,6 +56,8 @@ class Transformer(
         self.var_counter = 0
         self.kernel_ret_types: list[PrimitiveType] = []
         self.kernel_arguments: list[Any] = []  # the kernel's argument variables (read-only)
+        self.called: set[Any] = set()  # real functions compiled as IR functions and calls
+        self.ir_functions: dict[Any, Any] = {}  # (function, template key) -> ir.calls.Function
 
     @property
     def scope(self) -> Scope:

@@ -48,8 +48,10 @@ class AssertInfo:
 
 
 def kernel_asserts(kernel: Kernel) -> Iterator[Assert]:
-    """The `Assert` statements of `kernel`, in the order that numbers them."""
-    return (stmt for stmt in walk(kernel.body) if isinstance(stmt, Assert))
+    """The `Assert` statements of `kernel`, then of its IR functions, in the order that
+    numbers them."""
+    bodies = [kernel.body, *(f.body for f in kernel.functions)]
+    return (stmt for body in bodies for stmt in walk(body) if isinstance(stmt, Assert))
 
 
 def assert_number(stmt: Assert, numbers: dict[Assert, int]) -> int:

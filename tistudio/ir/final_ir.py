@@ -50,9 +50,11 @@ def check_final_ir(kernel: Kernel) -> None:
             )
         for block in task.blocks():
             _check_block(kernel, task, block)
+    for function in kernel.functions:  # a function's body runs inside the task that calls it
+        _check_block(function, None, function.body)
 
 
-def _check_block(kernel: Kernel, task: Offloaded, block: Block) -> None:
+def _check_block(kernel: Kernel, task: Offloaded | None, block: Block) -> None:
     for stmt in block:
         cls = type(stmt)
         removed_by = removing_pass(cls)
@@ -67,7 +69,7 @@ def _check_block(kernel: Kernel, task: Offloaded, block: Block) -> None:
             )
         if cls is Offloaded:
             _fail(kernel, stmt, "is inside another offloaded task; tasks do not nest")
-        if cls is Return and task.task_type is not TaskType.serial:
+        if cls is Return and task is not None and task.task_type is not TaskType.serial:
             _fail(kernel, stmt, f"is in a {task.task_type.value} task; only serial tasks return")
         if stmt.block_fields:
             for inner in stmt.blocks():

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from tistudio.ir.calls import Callee
 from tistudio.ir.ops import AtomicOpType, BinaryOpType, TernaryOpType, UnaryOpType
 from tistudio.ir.snode import SNode
 from tistudio.ir.stmt import Block, SourceLoc, Stmt
@@ -185,6 +186,20 @@ class RandExpr(Expr):
 
     def __str__(self) -> str:
         return "rand()"
+
+
+@dataclass(eq=False)
+class FuncCallExpr(Expr):
+    """A call of IR function `func` (`ir/calls.py`); `dtype` is None for a void function."""
+
+    func: Callee
+    args: list[Expr]
+
+    def children(self) -> list[Expr]:
+        return list(self.args)
+
+    def __str__(self) -> str:
+        return f"call {self.func}({', '.join(str(a) for a in self.args)})"
 
 
 @dataclass(eq=False)

@@ -14,6 +14,7 @@ from dataclasses import fields
 from typing import Any
 
 from tistudio.ir import ops
+from tistudio.ir.calls import Callee
 from tistudio.ir.schedule import Schedule
 from tistudio.ir.snode import SNode
 from tistudio.ir.statements import ALL_STATEMENTS, Offloaded, normalize_value
@@ -39,6 +40,15 @@ _OFFLOADED = re.compile(
 _CAST = re.compile(r"^(cast_value|reinterpret_cast_bits)<\w+> ")
 
 
+# attributes whose text converts on its own: a number, a flag, a quoted string, a callee
+_CONVERTERS: dict[str, Any] = {
+    "int": int,
+    "bool": lambda text: text == "true",
+    "str": json.loads,
+    "Callee": Callee,
+}
+
+
 class ParseError(ValueError):
     pass
 
@@ -60,6 +70,8 @@ def _placeholder_regex(annotation: str) -> str:
         return r"(true|false)"
     if annotation == "str":
         return r'("(?:[^"\\]|\\.)*")'
+    if annotation == "Callee":
+        return r"(\w+)"
     return r"(\S+)"
 
 
@@ -111,12 +123,8 @@ class Parser:
             return _ENUMS[annotation](text)
         if annotation in ("SNode", "SNode|None"):
             return self.snode(text)
-        if annotation == "int":
-            return int(text)
-        if annotation == "bool":
-            return text == "true"
-        if annotation == "str":
-            return json.loads(text)
+        if annotation in _CONVERTERS:
+            return _CONVERTERS[annotation](text)
         # a constant's value: interpret by the statement's type
         if isinstance(ret_type, PrimitiveType):
             if ret_type.kind == "bool":

@@ -105,10 +105,17 @@ class Printer:
             self.emit("}", depth, stmt)
 
     def print_kernel(self, kernel: Kernel) -> str:
+        """The kernel, then each of its IR functions (`ir/calls.py`), numbered on from it."""
         self.number(kernel.body)
+        for function in kernel.functions:
+            self.number(function.body)
         self.emit("kernel {", 0, None)
         self.print_block(kernel.body, 1)
         self.emit("}", 0, None)
+        for function in kernel.functions:
+            self.emit(f"function {function.signature()} {{", 0, None)  # type: ignore[attr-defined]
+            self.print_block(function.body, 1)
+            self.emit("}", 0, None)
         return "\n".join(self.lines)
 
 

@@ -14,6 +14,7 @@ with `format_line`, so the CPU, the GPU and the reference interpreter print the 
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import string
@@ -226,10 +227,11 @@ def print_id(ids: dict[Stmt, int], stmt: Stmt) -> int:
 
 
 def print_formats(kernel: Kernel) -> tuple[list[PrintFormat], dict[Stmt, int]]:
-    """Every `Print` of `kernel` in visit order (its index is its format id), and the ids."""
+    """Every `Print` of `kernel` in visit order (its index is its format id), then those of
+    its IR functions (`ir/calls.py`), and the ids."""
     formats: list[PrintFormat] = []
     ids: dict[Stmt, int] = {}
-    for stmt in kernel.walk():
+    for stmt in itertools.chain(kernel.walk(), *(f.walk() for f in kernel.functions)):
         if isinstance(stmt, Print):
             ids[stmt] = len(formats)
             dtypes = tuple(v.ret_type for v in stmt.values)

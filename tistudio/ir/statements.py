@@ -20,6 +20,7 @@ from tistudio.ir.ad_stack import (  # noqa: F401 - re-exported: statement kinds 
     AdStackPop,
     AdStackPush,
 )
+from tistudio.ir.calls import FuncCall  # noqa: F401 - re-exported, like the autodiff stacks
 from tistudio.ir.ops import AtomicOpType, BinaryOpType, TaskType, TernaryOpType, UnaryOpType
 from tistudio.ir.schedule import Schedule
 from tistudio.ir.snode import SNode

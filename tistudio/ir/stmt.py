@@ -250,6 +250,7 @@ class Kernel:
     ret_types: list[DataType] = field(default_factory=list)
     gtmp_size: int = 0  # bytes of global temporaries (set by `offload`)
     autodiff_mode: str = "none"  # "reverse" (kernel.grad) or "forward" (ti.ad.FwdMode)
+    functions: list[Kernel] = field(default_factory=list)  # its IR functions (`ir/calls.py`)
 
     def __post_init__(self) -> None:
         self.body.parent_stmt = None

@@ -8,6 +8,7 @@ printed IR.
 from __future__ import annotations
 
 from tistudio.ir import frontend as fe
+from tistudio.ir.calls import FuncCall
 from tistudio.ir.errors import InternalCompilerError
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
 from tistudio.ir.printer import Printer
@@ -87,7 +88,11 @@ class _Verifier:
             self.types(stmt)
 
     def types(self, stmt: Stmt) -> None:
-        if not stmt.is_void and stmt.ret_type is None and not isinstance(stmt, Offloaded):
+        if (
+            not stmt.is_void
+            and stmt.ret_type is None
+            and not isinstance(stmt, (Offloaded, FuncCall))
+        ):
             self.fail(stmt, "value statement without a type")
         check = getattr(self, f"types_{type(stmt).__name__}", None)
         if check is not None:
@@ -155,6 +160,10 @@ class _Verifier:
             self.fail(stmt, "print takes scalar values only")
         elif count_values(stmt.template) != len(stmt.values):
             self.fail(stmt, f"{len(stmt.values)} values for the template {stmt.template!r}")
+
+    def types_FuncCall(self, stmt: FuncCall) -> None:
+        if any(not isinstance(a.ret_type, PrimitiveType) for a in stmt.args):
+            self.fail(stmt, "a call passes scalars only (vectors and structs element by element)")
 
     def types_Rand(self, stmt: Rand) -> None:
         if stmt.ret_type != u32:

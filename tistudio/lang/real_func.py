@@ -4,8 +4,9 @@ In Taichi 1.7 a real function is compiled once as a function of its own and call
 parameter needs an annotation (checked when it is decorated) and a value-returning one a
 return annotation; its arguments are converted to the annotated types, `ti.ref(dtype)`
 parameters alias the caller's variable, and it may `return` from inside a loop. tistudio gives
-it those semantics but still compiles each call in place, as it does a `ti.func`: a real
-function that calls itself (recursion) is reported as not supported.
+it those semantics but compiles each call in place, as it does a `ti.func`, unless the
+function is part of a call cycle: then it is a function of its own in the IR, and each call a
+call (`frontend/real_calls.py`, `ir/calls.py`), on the CPU only.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from tistudio.ir.statements import (
     AtomicOp,
     BinaryOp,
     ExternalPtr,
+    FuncCall,
     GlobalLoad,
     GlobalPtr,
     GlobalStore,
@@ -66,10 +67,13 @@ def _target(ptr: Stmt) -> _Target | None:
 
 
 def _loop_unique_targets(task: Offloaded) -> set[_Target]:
-    """Fields and ndarrays that this task reaches only at addresses owned by one iteration."""
+    """Fields and ndarrays that this task reaches only at addresses owned by one iteration
+    (none where it calls a function, which may reach any of them anywhere)."""
     verdict: dict[_Target, bool] = {}
     for block in task.blocks():
         for stmt in walk(block):
+            if isinstance(stmt, FuncCall):
+                return set()
             target = _target(stmt)
             if target is not None:
                 owned = _owned_by_iteration(stmt, task)  # type: ignore[arg-type]

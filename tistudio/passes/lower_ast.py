@@ -23,6 +23,7 @@ from tistudio.ir.statements import (
     Continue,
     ExternalPtr,
     ExternalTensorShape,
+    FuncCall,
     GetElement,
     GlobalLoad,
     GlobalPtr,
@@ -218,6 +219,10 @@ class _Lowerer:
 
     def expr_RandExpr(self, e: fe.RandExpr) -> Stmt:
         return self.add(Rand(ret_type=e.dtype), e.loc)
+
+    def expr_FuncCallExpr(self, e: fe.FuncCallExpr) -> Stmt:
+        args = [self.expr(a) for a in e.args]
+        return self.add(FuncCall(e.func, args, ret_type=e.dtype), e.loc)
 
     def expr_AtomicOpExpr(self, e: fe.AtomicOpExpr) -> Stmt:
         val = self.expr(e.val)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from tistudio.events import bus
+from tistudio.frontend.errors import TaichiCompilationError
 from tistudio.ir.final_ir import check_final_ir
 from tistudio.ir.printer import print_ir_with_lines
 from tistudio.ir.stmt import Kernel
@@ -52,6 +53,14 @@ BACKEND_PASSES: dict[str, tuple[ModuleType, ...]] = {
     "cpu": (jam,),  # unroll-and-jam around a long inner loop: more memory streams per core
     "gpu": (vectorize, unroll),  # vec4 loads and stores; serial loops four iterations a step
 }
+
+
+# Passes on tasks or on the kernel as a whole, which do not run on its IR functions
+# (`ir/calls.py`): a function's body runs inside whichever task calls it.
+KERNEL_ONLY: frozenset[ModuleType] = frozenset(
+    {offload, make_thread_local, privatize_fields, auto_diff, determine_ad_stack_size}
+    | {m for passes in (*LOWERING_PASSES.values(), *BACKEND_PASSES.values()) for m in passes}
+)
 
 
 @dataclass(frozen=True)
@@ -107,14 +116,26 @@ class PassRunner:
 
     def run(self, module: ModuleType, label: str = "", typed: bool = True) -> bool:
         start = time.perf_counter()
-        changed = bool(module.run(self.kernel, self.ctx))
+        changed = self.apply(module)
         ms = (time.perf_counter() - start) * 1e3
         name = label or _short_name(module)
         self.timings[name] = self.timings.get(name, 0.0) + ms
         if self.verify:
-            verify(self.kernel, after=name, typed=typed)
+            self.verify_all(name, typed)
         self.snapshot(name, _doc(module), ms, changed)
         return changed
+
+    def apply(self, module: ModuleType) -> bool:
+        """Run `module` on the kernel, then on each of its IR functions (unless KERNEL_ONLY)."""
+        changed = bool(module.run(self.kernel, self.ctx))
+        if module not in KERNEL_ONLY:
+            for function in self.kernel.functions:
+                changed |= bool(module.run(function, self.ctx))
+        return changed
+
+    def verify_all(self, name: str, typed: bool = True) -> None:
+        for kernel in (self.kernel, *self.kernel.functions):
+            verify(kernel, after=name, typed=typed)
 
     def simplify(self, label: str) -> None:
         """Run the simplify passes in turn until each has run once without a change since the
@@ -129,10 +150,10 @@ class PassRunner:
     def run_quiet(self, module: ModuleType, name: str) -> bool:
         """Run a simplify sub-pass; it is recorded only if it changed something."""
         start = time.perf_counter()
-        changed = bool(module.run(self.kernel, self.ctx))
+        changed = self.apply(module)
         ms = (time.perf_counter() - start) * 1e3
         if self.verify:
-            verify(self.kernel, after=name)
+            self.verify_all(name)
         if changed:
             self.snapshot(name, _doc(module), ms)
         return changed
@@ -147,6 +168,7 @@ def compile_to_final_ir(
 ) -> list[PassRecord]:
     """Run the whole pipeline on `kernel` (frontend IR in, final IR out); return the records.
     `timings`, if given, receives ms per pass and per simplify group (and its rounds)."""
+    _check_functions(kernel, ctx)
     runner = PassRunner(kernel, ctx, record, echo)
     if timings is not None:
         runner.timings = timings
@@ -171,7 +193,9 @@ def compile_to_final_ir(
     # between as well as after lower_access.
     runner.run(demote_atomics)
     runner.run(demote_dense_struct_fors)
-    if ctx.config.make_thread_local:  # CPU: per-thread slots; GPU: per-invocation slots
+    # per-thread copies assume that the task reaches the field only where it can see; a call
+    # may reach it anywhere (ir/calls.py)
+    if ctx.config.make_thread_local and not kernel.functions:
         runner.run(make_thread_local)
         if ctx.config.arch == "cpu":  # GPU threads are too many for a private copy each
             runner.run(privatize_fields)
@@ -185,3 +209,23 @@ def compile_to_final_ir(
         runner.run(module)
     check_final_ir(kernel)  # always: a statement a pass missed is our bug, not the back end's
     return runner.records
+
+
+def _check_functions(kernel: Kernel, ctx: PassContext) -> None:
+    """IR functions run on the CPU only, and autodiff does not go through them."""
+    if ctx.config.arch == "gpu":  # WGSL forbids recursion
+        refuse_functions(kernel, "the GPU cannot run recursion (WGSL forbids it); run on ti.cpu")
+    if kernel.autodiff_mode != "none":
+        refuse_functions(kernel, "autodiff cannot differentiate through a recursive call")
+
+
+def refuse_functions(kernel: Kernel, why: str) -> None:
+    """A kernel with IR functions (recursive real functions) where they cannot go: the error
+    names the first function and the line of its `def`."""
+    if kernel.functions:
+        function = kernel.functions[0]
+        name = function.name.rsplit("_", 1)[0]  # as the user wrote it: sum_0 is `sum`
+        raise TaichiCompilationError(
+            f"kernel {kernel.name!r} calls the ti.real_func {name!r}, which calls itself: {why}",
+            getattr(function, "loc", None),
+        )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from tistudio.ir.statements import (
     Alloca,
     AtomicOp,
+    FuncCall,
     GlobalLoad,
     GlobalStore,
     If,
@@ -102,8 +103,9 @@ class _Forwarding:
                 self.local_store(stmt, state)
             elif isinstance(stmt, GlobalLoad) and stmt.ptr in state.globals:
                 self.forward(stmt, state.globals[stmt.ptr])
-            elif isinstance(stmt, (GlobalStore, AtomicOp)):
-                # any global pointer may alias any other: forget all but this store
+            elif isinstance(stmt, (GlobalStore, AtomicOp, FuncCall)):
+                # any global pointer may alias any other, and a call may write any of them:
+                # forget all but this store
                 state.globals = {stmt.ptr: stmt.value} if isinstance(stmt, GlobalStore) else {}
             elif stmt.jumps:  # break, continue, return
                 state.jumps = True

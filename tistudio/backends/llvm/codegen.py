@@ -65,19 +65,29 @@ def build_module(
     """The LLVM module of `kernel` and the name of each task's function, in task order
     (`launcher.build_launcher` can add a function that runs them all). With `approx_math` and
     a `vector_library`, transcendental functions go through libmvec (see `vecmath.py`)."""
+    # functions.py subclasses TaskEmitter: imported here, once this module is loaded
+    from tistudio.backends.llvm.functions import FunctionEmitter, declare_functions
+
     module = ir.Module(name=prefix)
     names = Printer()
     names.number(kernel.body)
     vector_math = vector_library if config.approx_math else None
+    callees = declare_functions(module, kernel, prefix)  # IR functions (ir/calls.py)
+    for function in kernel.functions:
+        names.number(function.body)
     functions = []
     for index, task in enumerate(kernel.body):
         if not isinstance(task, s.Offloaded):
             raise InternalCompilerError(f"kernel body holds {type(task).__name__}, not a task")
         name = f"{prefix}_task{index}_{task.task_type.value}"
         emitter = TaskEmitter(module, task, name, layout, config, names.names, index)
-        emitter.vector_math = vector_math
+        emitter.vector_math, emitter.callees = vector_math, callees
         emitter.build()
         functions.append(name)
+    for function in kernel.functions:
+        emitter = FunctionEmitter(kernel, function, callees, layout, names.names)
+        emitter.vector_math = vector_math
+        emitter.build()
     return module, functions
 
 
@@ -102,8 +112,21 @@ class TaskEmitter(AdStackEmitter):
         numbers: dict[Stmt, int],
         task_number: int = 0,
     ) -> None:
-        self.task, self.layout, self.numbers = task, layout, numbers
-        self.task_number = task_number
+        params = [PTR, I32, I32] if task.task_type is TaskType.range_for else [PTR]
+        self.begin(ir.Function(module, ir.FunctionType(VOID, params), name), layout, numbers)
+        self.task, self.task_number = task, task_number
+        if task.tls_size:
+            self.tls = self._entry_alloca(ir.array_type(I8, task.tls_size), "tls", 16)
+        if layout.random_slot >= 0 and any(isinstance(x, s.Rand) for x in walk(task.body)):
+            self.rand_calls = self._entry_alloca(I32, "rand_calls", 4)
+            self.entry.store(ir.Constant(I32, 0), self.rand_calls)
+
+    def begin(self, function: ir.Function, layout: ContextLayout, numbers: dict) -> None:
+        """The state every emitter of one LLVM function starts with (`functions.py` too):
+        `function`'s first argument is `ctx`, and `numbers` names statements as printed."""
+        self.layout, self.numbers = layout, numbers
+        self.task: s.Offloaded | None = None
+        self.task_number = 0
         self.flags = FLOAT_FLAGS
         self.vector_math: VectorLibrary | None = None
         self.values: dict[Stmt, ir.Value] = {}
@@ -112,8 +135,7 @@ class TaskEmitter(AdStackEmitter):
         self.ctx_cache: dict[tuple[int, str], ir.Value] = {}
         self.assert_numbers: dict[s.Assert, int] = {}  # see ir/assertions.assert_number
         self.print_ids: dict[Stmt, int] = {}  # see ir/printing.print_id
-        params = [PTR, I32, I32] if task.task_type is TaskType.range_for else [PTR]
-        self.function = ir.Function(module, ir.FunctionType(VOID, params), name)
+        self.function = function
         self.function.attributes.append("nounwind")
         self.ctx = self.function.args[0]
         self.ctx.name = "ctx"
@@ -122,13 +144,9 @@ class TaskEmitter(AdStackEmitter):
         self.start = self.function.append_basic_block("start")
         self.builder = ir.IRBuilder(self.start)
         self.tls = None
-        if task.tls_size:
-            self.tls = self._entry_alloca(ir.array_type(I8, task.tls_size), "tls", 16)
         self.rand_calls: ir.Value | None = None  # `Rand`'s call counter, see random.py
         self.task_key: ir.Value | None = None  # hashed in the entry block on first use
-        if layout.random_slot >= 0 and any(isinstance(x, s.Rand) for x in walk(task.body)):
-            self.rand_calls = self._entry_alloca(I32, "rand_calls", 4)
-            self.entry.store(ir.Constant(I32, 0), self.rand_calls)
+        self.callees: dict[str, ir.Function] = {}  # IR functions by name (functions.py)
 
     def build(self) -> ir.Function:
         if self.task.task_type is TaskType.range_for:
@@ -525,6 +543,12 @@ class TaskEmitter(AdStackEmitter):
 
     def emit_Assert(self, stmt: s.Assert) -> None:
         emit_assert(self, stmt)  # debug mode only; see debug_checks.py
+
+    def emit_FuncCall(self, stmt: s.FuncCall) -> None:
+        """A call of an IR function (`functions.py`), passing on this function's `ctx`."""
+        args = [self.ctx, *(self.values[a] for a in stmt.args)]
+        name = self.name_of(stmt) if stmt.ret_type is not None else ""
+        self.values[stmt] = self.builder.call(self.callees[stmt.func.name], args, name=name)
 
     def emit_Return(self, stmt: s.Return) -> None:
         if self.task.task_type is not TaskType.serial:

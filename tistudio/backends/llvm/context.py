@@ -58,7 +58,9 @@ class ContextLayout:
     @classmethod
     def of(cls, kernel: Kernel) -> ContextLayout:
         next_slot = FIRST_RETURN_SLOT + len(kernel.ret_types)
-        trees = sorted({s.tree_id for s in kernel.walk() if isinstance(s, GetRoot)})
+        # the kernel's statements and its IR functions': a function reads `ctx` as a task does
+        stmts = [*kernel.walk(), *(s for f in kernel.functions for s in f.walk())]
+        trees = sorted({s.tree_id for s in stmts if isinstance(s, GetRoot)})
         root_slots = {tree: next_slot + i for i, tree in enumerate(trees)}
         next_slot += len(trees)
         params = []
@@ -71,10 +73,10 @@ class ContextLayout:
                 params.append(ParamSlots("scalar", next_slot))
                 next_slot += 1
         print_slot = -1
-        if any(isinstance(s, Print) for s in kernel.walk()):
+        if any(isinstance(s, Print) for s in stmts):
             print_slot, next_slot = next_slot, next_slot + 1
         random_slot = -1
-        if any(isinstance(s, Rand) for s in kernel.walk()):
+        if any(isinstance(s, Rand) for s in stmts):
             random_slot, next_slot = next_slot, next_slot + 1
         return cls(
             len(kernel.ret_types), root_slots, tuple(params), next_slot, print_slot, random_slot

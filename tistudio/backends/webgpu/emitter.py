@@ -464,6 +464,10 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     def emit_Assert(self, stmt: s.Assert) -> None:
         emit_assert(self, stmt)  # debug mode only; see debug_checks.py
 
+    def emit_FuncCall(self, stmt: s.FuncCall) -> None:
+        # WGSL forbids recursion; the pipeline refuses such a kernel before it gets here
+        raise UnsupportedOnBackend(stmt, BACKEND, "a recursive ti.real_func (WGSL forbids it)")
+
     def emit_Rand(self, stmt: s.Rand) -> None:
         """Call number `ti_rand_calls` of this iteration, hashed as `ir/random.py` says: the
         index is the task's loop index (0 in a serial task), as on the CPU."""
