@@ -260,3 +260,21 @@ def case_clamp(ti):
 
     run(-1.5, 2.0)
     return {"floats": floats.to_numpy(), "ints": ints.to_numpy()}
+
+
+def case_hex_to_rgb_in_kernels(ti):
+    """ti.hex_to_rgb inside a kernel: of a run-time colour (unpacked into r, g, b, and built into
+    a vector), and of a compile-time one (Python floats, indexed as a tuple)."""
+    ti.init(arch=ti.cpu)
+    out = ti.Vector.field(3, ti.f32, shape=4)
+
+    @ti.kernel
+    def run(base: ti.i32) -> ti.f32:
+        for i in out:
+            r, g, b = ti.hex_to_rgb(base + i * 0x010203)
+            out[i] = [r, g, b]
+        constant = ti.hex_to_rgb(0xFF8000)
+        return ti.Vector(ti.hex_to_rgb(0x336699)).sum() + constant[0] + constant[1] * 10
+
+    total = run(0xFE7F01)
+    return {"out": out.to_numpy(), "total": total}

@@ -371,3 +371,48 @@ def test_checks_travel_with_the_kernel_spec_into_a_cpu_aot_module(tmp_path) -> N
             loaded(arr, 4)
     loaded(arr, 3)
     assert arr.tolist() == [0, 0, 0, 7]
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_assert_messages_from_str_format_show_the_kernel_values(arch) -> None:  # noqa: ANN001
+    """`"...".format(...)` messages, fields numbered as Taichi numbers them; floats shown as
+    Taichi shows them (an f32 1.0 is `1`, 0.1 is `0.1`). Expected texts: Taichi 1.7.4."""
+    ti.init(arch=arch, debug=True, offline_cache=False)
+    x = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def auto(v: ti.i32, f: ti.f32):
+        assert v < 3, "v={} f={} twice={}".format(v, f, f * 2)  # noqa: UP032 - the form under test
+
+    @ti.kernel
+    def numbered_and_named(v: ti.i32, f: ti.f32):
+        assert v < 3, "{0} and {0}, {name}".format(v, name=f)  # noqa: UP032
+
+    @ti.kernel
+    def in_loop():
+        for i in x:
+            x[i] = i * 0.5
+            assert x[i] < 1, "i={} x[i]={}".format(i, x[i])  # noqa: UP032
+
+    @ti.kernel
+    def fstring(v: ti.i32, f: ti.f32):
+        assert v < 3, f"v is {v} and f={f} and {v + 1}"
+
+    assert "v=5 f=1.5 twice=3\n" in _raises(auto, 5, 1.5)
+    assert "8 and 8, 0.1\n" in _raises(numbered_and_named, 8, 0.1)
+    assert f"line {_line_of(in_loop.fn, 'assert x[i]')}) i=2 x[i]=1\n" in _raises(in_loop)
+    assert "v is 7 and f=1.5 and 8\n" in _raises(fstring, 7, 1.5)
+    auto(1, 0.0)
+    numbered_and_named(0, 1.0)
+
+
+def test_assert_message_of_a_vector_is_a_syntax_error() -> None:
+    ti.init(debug=True, offline_cache=False)
+
+    @ti.kernel
+    def show(v: ti.i32):
+        w = ti.Vector([v, v + 1])
+        assert v < 3, "w = {}".format(w)  # noqa: UP032
+
+    with pytest.raises(ti.TaichiSyntaxError, match="an assert message can show scalars only"):
+        show(1)

@@ -1,9 +1,10 @@
 """`assert` in kernels: a run-time check in debug mode, nothing otherwise (as in Taichi).
 
 The message may be a string, a string `%`-formatted with kernel values
-(`assert i < n, "i = %d" % i`) or an f-string (`f"i = {i}"`). Either way it becomes a
-`%`-style template plus the values that fill it in, which the kernel records when the check
-fails and the host formats, so the user sees the values the kernel had.
+(`assert i < n, "i = %d" % i`), an f-string (`f"i = {i}"`) or `"i = {}".format(i)`. Either
+way it becomes a `%`-style template plus the values that fill it in, which the kernel records
+when the check fails and the host formats, so the user sees the values the kernel had. (Taichi
+ignores a field's format spec here, `{x:.2f}` shows `x` as `{x}`; we apply it.)
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.operators import is_runtime
+from tistudio.frontend.printing import format_items
+from tistudio.frontend.values import ExprVector, StructValue
 from tistudio.ir import frontend as fe
 from tistudio.ir.types import u1
 
@@ -53,6 +56,10 @@ def _message(t: Any, node: ast.Assert, loc: Any) -> tuple[str, list[Any]]:
         if isinstance(template, str):
             parts = msg.right.elts if isinstance(msg.right, ast.Tuple) else [msg.right]
             return template, [t.visit_expr(p) for p in parts]
+    if isinstance(msg, ast.Call) and isinstance(msg.func, ast.Attribute):
+        template = t.visit_expr(msg.func.value)
+        if isinstance(template, str) and msg.func.attr == "format":
+            return _str_format(t, template, msg, loc)
     value = t.visit_expr(msg)
     if isinstance(value, str):
         return _escape(value), []
@@ -73,17 +80,52 @@ def _f_string(t: Any, msg: ast.JoinedStr, loc: Any) -> tuple[str, list[Any]]:
         spec = ""
         if part.format_spec is not None:
             spec = "".join(str(getattr(v, "value", "")) for v in part.format_spec.values)
-        if not _PRINTF_SPEC.fullmatch(spec) or (spec and part.conversion != -1):
-            raise TaichiSyntaxError(
-                f"the format {spec!r} in an assert message is not supported; use one that "
-                "printf also knows, like '.3f', '5d' or 'x'",
-                loc,
-            )
-        if not spec or not spec[-1].isalpha():
-            spec += _CONVERSIONS.get(part.conversion, "s")
-        template += "%" + spec
-        values.append(t.visit_expr(part.value))
+        template += _conversion(spec, part.conversion, loc)
+        values.append(_scalar(t.visit_expr(part.value), loc))
     return template, values
+
+
+def _str_format(t: Any, fmt: str, msg: ast.Call, loc: Any) -> tuple[str, list[Any]]:
+    """`"i={} x={:.2f}".format(i, x)`: each field as an f-string's, the fields numbered and
+    matched to the arguments as Taichi's `str.format` in a kernel does (`format_items`)."""
+    if any(isinstance(a, ast.Starred) for a in msg.args) or any(
+        k.arg is None for k in msg.keywords
+    ):
+        raise TaichiSyntaxError("an assert message cannot format *args or **kwargs", loc)
+    args = [t.visit_expr(a) for a in msg.args]
+    kwargs = {k.arg: t.visit_expr(k.value) for k in msg.keywords if k.arg is not None}
+    template, values = "", []
+    for item in format_items(fmt, len(args), kwargs, loc):
+        if isinstance(item, str):
+            template += _escape(item)
+            continue
+        key = item.key
+        template += _conversion(item.spec or "", item.conversion or -1, loc)
+        values.append(_scalar(args[key] if isinstance(key, int) else kwargs[key], loc))
+    return template, values
+
+
+def _conversion(spec: str, conversion: int, loc: Any) -> str:
+    """The `%` conversion of one `{value!conversion:spec}` field."""
+    if not _PRINTF_SPEC.fullmatch(spec) or (spec and conversion != -1):
+        raise TaichiSyntaxError(
+            f"the format {spec!r} in an assert message is not supported; use one that "
+            "printf also knows, like '.3f', '5d' or 'x'",
+            loc,
+        )
+    if not spec or not spec[-1].isalpha():
+        spec += _CONVERSIONS.get(conversion, "s")
+    return "%" + spec
+
+
+def _scalar(value: Any, loc: Any) -> Any:
+    """A value an assert message can show: a scalar (a vector is Taichi's error too)."""
+    if isinstance(value, (ExprVector, StructValue, list, tuple)):
+        raise TaichiSyntaxError(
+            "an assert message can show scalars only; format the elements (v[0], v[1], ...)",
+            loc,
+        )
+    return value
 
 
 def _escape(text: str) -> str:

@@ -7,6 +7,7 @@ already-evaluated arguments. Each implementation returns a Python value or a typ
 
 from __future__ import annotations
 
+import ast
 import builtins as py
 import math
 from collections.abc import Callable
@@ -289,6 +290,18 @@ def _bit_shr(t: Any, loc: Any, a: Any, b: Any) -> Any:
     return t.ops.binary(BinaryOpType.bit_shr, t.ops.const(a, loc), b, loc)
 
 
+def _hex_to_rgb(t: Any, loc: Any, color: Any) -> tuple[Any, Any, Any]:
+    """`ti.hex_to_rgb(0xRRGGBB)`: Taichi runs its Python function on the kernel's values, so
+    the same operators here (`(c >> 16) & 0xFF`, then `/ 255`): Python floats for a
+    compile-time colour, run-time floats for a computed one."""
+    channels = [
+        t.binary_value(ast.BitAnd, t.binary_value(ast.RShift, color, shift, loc), 0xFF, loc)
+        for shift in (16, 8, 0)
+    ]
+    red, green, blue = (t.binary_value(ast.Div, c, 255, loc) for c in channels)
+    return red, green, blue
+
+
 def _flatten_rows(t: Any, rows: Any, loc: Any) -> tuple[list[Any], tuple[int, ...]]:
     """A vector's elements from a list of values, or a matrix's from a list of rows."""
     if isinstance(rows, ExprVector):
@@ -356,6 +369,7 @@ BUILTINS: dict[str, Builtin] = {
     "ndrange": _ndrange,
     "grouped": _grouped,
     "loop_config": _loop_config,
+    "cache_read_only": lambda t, loc, *fields: None,  # a caching hint; the CPU has no cache
     "range": _range,
     "cast": _cast,
     "bit_cast": _bit_cast,
@@ -399,6 +413,7 @@ BUILTINS: dict[str, Builtin] = {
     "atomic_or": _atomic(AtomicOpType.bit_or),
     "atomic_xor": _atomic(AtomicOpType.bit_xor),
     "atomic_mul": _atomic(AtomicOpType.mul),
+    "hex_to_rgb": _hex_to_rgb,
     "random": _random,
     "randn": _randn,
     "Struct": struct_literal,  # ti.Struct(a=1, b=v) in a kernel

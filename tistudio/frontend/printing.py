@@ -6,7 +6,7 @@ only the values computed at run time stay as `{}` placeholders (see `ir/printing
 `print("v =", v, sep="")` with a runtime 3-vector becomes one `FrontendPrint` of
 `"v =[{}, {}, {}]\\n"` and three scalar expressions. An f-string, a `"...".format(x)` or a
 `"..." % x` with runtime values is a `FormattedText` until it reaches `print`. The fields of
-f-strings and `str.format` follow Taichi's rules (see `format_fields` and `_format_items`).
+f-strings and `str.format` follow Taichi's rules (see `format_fields` and `format_items`).
 """
 
 from __future__ import annotations
@@ -127,8 +127,8 @@ class PrintingMixin:
 
     def str_format(self, fmt: str, args: list[Any], kwargs: dict[str, Any], loc: Any) -> Any:
         """`"{} {1:.2f} {name}".format(...)`, with Taichi's rules for which value a field takes
-        (see `_format_items`)."""
-        items = _format_items(fmt, len(args), kwargs, loc)
+        (see `format_items`)."""
+        items = format_items(fmt, len(args), kwargs, loc)
         for item in items:
             if isinstance(item, Field):
                 key = item.key
@@ -206,7 +206,7 @@ def is_str_format(func: Any) -> bool:
     return isinstance(getattr(func, "__self__", None), str) and func.__name__ == "format"
 
 
-def _format_items(fmt: str, n_args: int, kwargs: dict[str, Any], loc: Any) -> list[str | Field]:
+def format_items(fmt: str, n_args: int, kwargs: dict[str, Any], loc: Any) -> list[str | Field]:
     """The literals and fields of `str.format`'s `fmt`, each field keyed by the index or name of
     its argument, as Taichi numbers them: `{}` counts its own fields from 0 whatever explicit
     indices stand beside it (`"{1} {}"` is arguments 1 and 0), and every positional argument up

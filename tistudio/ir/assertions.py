@@ -117,10 +117,27 @@ def raise_if_failed(record: memoryview | bytes, table: tuple[AssertInfo, ...], k
 
 def _decode(raw: bytes, dtype: PrimitiveType) -> int | float | bool:
     """The value whose bits a check wrote (ints sign- or zero-extended, floats as themselves)."""
-    if dtype.is_float:  # an f32 as np.float32, so that `%s` prints 0.1, not 0.10000000149
-        return np.frombuffer(raw, dtype.numpy_name, count=1)[0]
+    if dtype.is_float:
+        return _Recorded(np.frombuffer(raw, dtype.numpy_name, count=1)[0])
     bits = int.from_bytes(raw if dtype.bits == 64 else raw[:4], "little")
     return normalize_value(bits, dtype)
+
+
+class _Recorded(float):
+    """A recorded float. `%s` shows it as Taichi's messages do, the shortest text that reads
+    back as the same value of its own type with no trailing `.0` (an f32 0.1 is `0.1`, not
+    0.10000000149; 1.0 is `1`); `%.2f` and the like format the number."""
+
+    def __new__(cls, value: np.floating) -> _Recorded:
+        recorded = super().__new__(cls, float(value))
+        text = str(value)
+        recorded.text = text[:-2] if text.endswith(".0") else text
+        return recorded
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
 
 
 def format_failure(info: AssertInfo, values: list, kernel: str) -> str:
