@@ -49,6 +49,7 @@ CASE_MODULES = (
     "cases_autodiff",
     "cases_f16",
     "cases_offset",
+    "cases_recursion",
 )
 
 RTOL_F32 = 1e-6

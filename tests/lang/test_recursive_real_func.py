@@ -211,3 +211,48 @@ def test_a_template_parameter_needs_a_compile_time_value() -> None:
 
     with pytest.raises(ti.TaichiSyntaxError, match="takes a value known at compile time"):
         run(3)
+
+
+def test_aot_export_refuses_a_recursive_function(tmp_path) -> None:
+    @real_func
+    def down(n: ti.i32) -> ti.i32:
+        if n <= 0:
+            return 0
+        return down(n - 1)
+
+    @ti.kernel
+    def run(n: ti.i32) -> ti.i32:
+        return down(n)
+
+    module = ti.aot.Module()
+    with pytest.raises(TaichiCompilationError, match="'down', which calls itself.*AOT"):
+        module.add_kernel(run)
+        module.save(tmp_path / "m")
+
+
+def test_the_ir_interpreter_runs_calls_before_and_after_the_passes() -> None:
+    from tistudio.ir.interpreter import Interpreter
+    from tistudio.passes.context import PassContext
+    from tistudio.passes.pipeline import compile_to_final_ir
+
+    @real_func
+    def fib(n: ti.i32) -> ti.i32:
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n - 2)
+
+    @ti.kernel
+    def run(n: ti.i32) -> ti.i32:
+        return fib(n) * 2
+
+    kernel = run.frontend_ir((12,), "run")
+    typed = run.frontend_ir((12,), "run")
+    compile_to_final_ir(kernel, PassContext())
+    assert Interpreter(kernel, [12], []).run() == [288]
+    from tistudio.passes import lower_ast, type_check
+
+    for module in (lower_ast, type_check):
+        module.run(typed, PassContext())
+        for function in typed.functions:
+            module.run(function, PassContext())
+    assert Interpreter(typed, [12], []).run() == [288]

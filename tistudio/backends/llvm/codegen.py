@@ -41,7 +41,7 @@ from tistudio.ir import statements as s
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import BinaryOpType, TaskType
 from tistudio.ir.printer import Printer
-from tistudio.ir.stmt import Block, Kernel, Stmt, pointee, walk
+from tistudio.ir.stmt import Block, Kernel, Stmt, kernel_root, pointee, walk
 from tistudio.ir.types import PointerType, PrimitiveType
 from tistudio.ir.verifier import InternalCompilerError
 
@@ -115,6 +115,7 @@ class TaskEmitter(AdStackEmitter):
         params = [PTR, I32, I32] if task.task_type is TaskType.range_for else [PTR]
         self.begin(ir.Function(module, ir.FunctionType(VOID, params), name), layout, numbers)
         self.task, self.task_number = task, task_number
+        self.kernel = kernel_root(task)
         if task.tls_size:
             self.tls = self._entry_alloca(ir.array_type(I8, task.tls_size), "tls", 16)
         if layout.random_slot >= 0 and any(isinstance(x, s.Rand) for x in walk(task.body)):
@@ -125,6 +126,7 @@ class TaskEmitter(AdStackEmitter):
         """The state every emitter of one LLVM function starts with (`functions.py` too):
         `function`'s first argument is `ctx`, and `numbers` names statements as printed."""
         self.layout, self.numbers = layout, numbers
+        self.kernel: Kernel | None = None  # the kernel this code belongs to
         self.task: s.Offloaded | None = None
         self.task_number = 0
         self.flags = FLOAT_FLAGS
@@ -201,6 +203,10 @@ class TaskEmitter(AdStackEmitter):
         if dtype.kind == "bool":
             value = self.builder.zext(value, I8)
         self.builder.store(value, ptr)
+
+    def abandon(self) -> None:
+        """Leave this function at once (after a failed debug check): the task stops."""
+        self.builder.ret_void()
 
     def dead_block(self) -> None:
         """Continue in an unreachable block after `break`/`continue`/`return`."""

@@ -41,7 +41,7 @@ ORDERING = "monotonic"
 def emit_assert(em: TaskEmitter, stmt: s.Assert) -> None:
     """`if !cond { claim the record; store the values; return }` in task emitter `em`."""
     b = em.builder
-    kernel = kernel_root(stmt)
+    kernel = em.kernel or kernel_root(stmt)  # an IR function's checks record in its kernel's
     failed = b.append_basic_block("assert_failed")
     passed = b.append_basic_block("assert_ok")
     b.cbranch(em.values[stmt.cond], passed, failed)
@@ -59,7 +59,7 @@ def emit_assert(em: TaskEmitter, stmt: s.Assert) -> None:
         b.store(_as_i64(b, em.values[arg], arg.ret_type), slot)
     b.branch(leave)
     b.position_at_end(leave)
-    b.ret_void()
+    em.abandon()
     b.position_at_end(passed)
 
 

@@ -50,7 +50,7 @@ class FunctionEmitter(TaskEmitter):
         numbers: dict[Stmt, int],
     ) -> None:
         self.begin(callees[function.name], layout, numbers)
-        self.ir_function = function
+        self.kernel, self.ir_function = kernel, function
         self.callees = callees
         for param, arg in zip(function.params, self.function.args[1:]):
             arg.name = param.name
@@ -63,13 +63,19 @@ class FunctionEmitter(TaskEmitter):
     def build(self) -> ir.Function:
         self.block(self.ir_function.body)
         # the body ends with its `return`; the builder is left in an unreachable block
+        self.abandon()
+        self.entry.branch(self.start)
+        return self.function
+
+    def abandon(self) -> None:
+        """After a failed debug check: return a zero to the caller, which carries on (every
+        access has its own check, so none goes out of bounds) until the task ends; the host
+        reports the first failure after the launch."""
         ret_types = self.ir_function.ret_types
         if ret_types:
             self.builder.ret(constant(ret_types[0], 0))
         else:
             self.builder.ret_void()
-        self.entry.branch(self.start)
-        return self.function
 
     def emit_ArgLoad(self, stmt: s.ArgLoad) -> None:
         self.values[stmt] = self.function.args[1 + stmt.arg_id]
