@@ -1,11 +1,11 @@
 """Lower the frontend AST (lower_ast).
 
-The frontend builds statements holding whole expression trees, like `x[i] = a + b * 2`. This
-pass flattens every tree into one statement per operation, in evaluation order, so that each
+The frontend builds statements holding whole expression trees, like `x[i] = a + b * 2`. This pass
+flattens every tree into one statement per operation, in evaluation order, so that each
 intermediate value gets a name (`$3 = mul $2 $1`): the SSA form every later pass works on.
 Variables become `alloca`s read and written by `local load`/`local store`, loops become
-`RangeFor`/`StructFor` with `loop index` statements, and `and`/`or` short-circuit through an
-`if`. Types come from the frontend; `type_check` inserts the casts they imply.
+`RangeFor`/`StructFor` with `loop index` statements, and `and`/`or` short-circuit through an `if`.
+Types come from the frontend; `type_check` inserts the casts they imply.
 """
 
 from __future__ import annotations
@@ -99,8 +99,7 @@ class _Lowerer:
         self.add(stmt, s.loc)
 
     def lower_FrontendWhile(self, s: fe.FrontendWhile) -> None:
-        loop = While()
-        self.add(loop, s.loc)
+        loop = self.add(While(), s.loc)
         self.out.append(loop.body)
         cond = self.expr(s.cond)
         stop = self.add(UnaryOp(UnaryOpType.logic_not, cond, ret_type=u1), s.loc)
@@ -110,11 +109,10 @@ class _Lowerer:
             self.lower(stmt)
         self.out.pop()
 
-    def lower_FrontendBreak(self, s: fe.FrontendBreak) -> None:
-        self.add(Break(), s.loc)
+    def lower_jump(self, s: fe.FrontendBreak | fe.FrontendContinue) -> None:
+        self.add(Break() if isinstance(s, fe.FrontendBreak) else Continue(), s.loc)
 
-    def lower_FrontendContinue(self, s: fe.FrontendContinue) -> None:
-        self.add(Continue(), s.loc)
+    lower_FrontendBreak = lower_FrontendContinue = lower_jump
 
     def lower_FrontendReturn(self, s: fe.FrontendReturn) -> None:
         self.add(Return([self.expr(v) for v in s.values]), s.loc)
@@ -208,11 +206,10 @@ class _Lowerer:
     def expr_MatrixPtrExpr(self, e: fe.MatrixPtrExpr) -> Stmt:
         return self.add(LocalLoad(self.address(e), ret_type=e.dtype), e.loc)
 
-    def expr_FieldIndexExpr(self, e: fe.FieldIndexExpr) -> Stmt:
+    def expr_FieldIndexExpr(self, e: fe.FieldIndexExpr | fe.ExternalIndexExpr) -> Stmt:
         return self.add(GlobalLoad(self.address(e), ret_type=e.dtype), e.loc)
 
-    def expr_ExternalIndexExpr(self, e: fe.ExternalIndexExpr) -> Stmt:
-        return self.add(GlobalLoad(self.address(e), ret_type=e.dtype), e.loc)
+    expr_ExternalIndexExpr = expr_FieldIndexExpr  # a field's element or an ndarray's
 
     def expr_ExternalShapeExpr(self, e: fe.ExternalShapeExpr) -> Stmt:
         return self.add(ExternalTensorShape(e.arg_id, e.axis, ret_type=i32), e.loc)
@@ -221,8 +218,7 @@ class _Lowerer:
         return self.add(Rand(ret_type=e.dtype), e.loc)
 
     def expr_FuncCallExpr(self, e: fe.FuncCallExpr) -> Stmt:
-        args = [self.expr(a) for a in e.args]
-        return self.add(FuncCall(e.func, args, ret_type=e.dtype), e.loc)
+        return self.add(FuncCall(e.func, [self.expr(a) for a in e.args], ret_type=e.dtype), e.loc)
 
     def expr_AtomicOpExpr(self, e: fe.AtomicOpExpr) -> Stmt:
         val = self.expr(e.val)
