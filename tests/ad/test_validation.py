@@ -87,7 +87,6 @@ def test_validation_without_debug_warns() -> None:
     ti.reset()
 
 
-
 def _in_place_kernel():
     x = ti.field(ti.f32, shape=4, needs_grad=True, name="x")
 
