@@ -26,6 +26,7 @@ SAMPLES = {
     "GlobalLoad": None,
     "GlobalStore": None,
     "AtomicOp": None,
+    "AtomicCAS": "<i32> $1 = atomic cas($0, $0, $0)",
     "GlobalTemporary": "<*i32> $1 = global tmp var (offset = 8 B)",
     "ThreadLocalPtr": "<*f32> $1 = thread local ptr (offset = 0 B)",
     "ThreadLocalArrayPtr": "<*f32> $1 = thread local array ptr (offset = 8 B) [$0]",

@@ -270,6 +270,13 @@ class Interpreter:
             raise self.fail(stmt, str(e)) from None
         return old
 
+    def run_AtomicCAS(self, stmt: s.AtomicCAS) -> Value:
+        ptr, t = self.values[stmt.dest], pointee(stmt.dest)
+        old = load(ptr, t)
+        if old == self.values[stmt.expected]:
+            store(ptr, t, self.values[stmt.desired])
+        return old
+
     def run_GlobalTemporary(self, stmt: s.GlobalTemporary) -> Pointer:
         return (self.gtmp, stmt.offset)
 

@@ -98,7 +98,7 @@ class Parser:
         self.schedules: dict[Offloaded, str] = {}  # read once the task's statements are
 
     def snode(self, text: str) -> SNode:
-        m = re.fullmatch(r"S(\d+)([a-z]+)(?:<(\w+)>)?", text)
+        m = re.fullmatch(r"S(\d+)([a-z_]+)(?:<(\w+)>)?", text)
         if not m:
             raise ParseError(f"bad SNode reference {text!r}")
         sid = int(m.group(1))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tistudio.ir.quant import QuantType
 from tistudio.ir.types import PrimitiveType
 
 
@@ -34,14 +35,23 @@ class SNode:
     # for place: the index of element 0 along each axis (`ti.field(..., offset=(-2, 3))`);
     # () when every axis starts at 0. Kernels see indices shifted back to start at 0.
     index_offsets: tuple[int, ...] = ()
+    # Quantized types (ir/quant.py). A `bit_struct` or `quant_array` node is one unsigned word
+    # (its `dtype`, the physical type) per cell of its parent; its places are bit slices of it.
+    # A quant place's `dtype` is its compute type and `quant` its quant type; `bit_offset` is
+    # its first bit in the word (for a quant_array element 0's), and a quant float's exponent
+    # starts at `exponent_bit_offset`, shared with its siblings when `shared_exponent`.
+    quant: QuantType | None = None
+    bit_offset: int = 0
+    exponent_bit_offset: int = -1
+    shared_exponent: bool = False
 
     def __str__(self) -> str:
         return f"S{self.id}{self.type}<{self.dtype}>" if self.type == "place" else self.ref()
 
     def ref(self) -> str:
         """Printed reference: `S1dense`, `S2place<f32>`."""
-        if self.type == "place":
-            return f"S{self.id}place<{self.dtype}>"
+        if self.type == "place" or self.type in BIT_CONTAINERS:
+            return f"S{self.id}{self.type}<{self.dtype}>"
         return f"S{self.id}{self.type}"
 
     def dense(self, axes: tuple[int, ...], sizes: tuple[int, ...], new_id: int) -> SNode:
@@ -114,7 +124,11 @@ class SNode:
         return n
 
     def is_path_all_dense(self) -> bool:
-        return all(n.type in ("root", "dense", "place") for n in self.path())
+        return all(n.type in ("root", "dense", "place", *BIT_CONTAINERS) for n in self.path())
+
+
+# SNode kinds whose cells are bit slices of one word (Taichi's bit_struct and quant_array).
+BIT_CONTAINERS = ("bit_struct", "quant_array")
 
 
 def finalize_layout(root: SNode) -> int:
@@ -125,6 +139,10 @@ def finalize_layout(root: SNode) -> int:
     """
 
     def size_of(node: SNode) -> tuple[int, int]:  # (bytes of the whole node, alignment)
+        if node.type in BIT_CONTAINERS:  # one word, whatever its places and cells
+            assert node.dtype is not None
+            node.cell_size = node.dtype.nbytes
+            return node.cell_size, node.cell_size
         if node.type == "place":
             assert node.dtype is not None
             node.cell_size = node.dtype.nbytes

@@ -296,6 +296,22 @@ class AtomicOp(Stmt):
 
 
 @dataclass(eq=False)
+class AtomicCAS(Stmt):
+    """Compare-and-swap: if `dest` holds `expected`, write `desired`; the value is what `dest`
+    held before (so the swap happened when it equals `expected`). Quantized stores and
+    atomics (`lower_quant`) retry it in a loop to update some bits of a word."""
+
+    dest: Stmt
+    expected: Stmt
+    desired: Stmt
+
+    operand_fields: ClassVar = ("dest", "expected", "desired")
+    syntax: ClassVar = "atomic cas({dest}, {expected}, {desired})"
+    has_side_effects: ClassVar = True
+    carries_derivative: ClassVar = False  # made by lower_quant, long after autodiff
+
+
+@dataclass(eq=False)
 class GlobalTemporary(Stmt):
     """A slot in the kernel's global-temporary buffer: values that cross offloaded tasks."""
 

@@ -11,7 +11,7 @@ read-only file mapping).
 from __future__ import annotations
 
 from tistudio.ir.snode import SNode
-from tistudio.ir.statements import AtomicOp, ExternalPtr, GetCh, GlobalStore
+from tistudio.ir.statements import AtomicCAS, AtomicOp, ExternalPtr, GetCh, GlobalStore
 from tistudio.ir.stmt import Kernel, Stmt
 
 
@@ -47,7 +47,7 @@ def _write_targets(kernel: Kernel) -> list[Stmt]:
     for stmt in kernel.walk():
         if isinstance(stmt, GlobalStore):
             targets.append(stmt.ptr)
-        elif isinstance(stmt, AtomicOp):
+        elif isinstance(stmt, AtomicOp | AtomicCAS):
             targets.append(stmt.dest)
     return targets
 

@@ -441,6 +441,13 @@ def _cast_like_taichi(arr: np.ndarray, dtype: PrimitiveType) -> np.ndarray:
     return arr.astype(target)
 
 
+def quant_or_plain_field(dtype: Any, name: str = "") -> Field:
+    """A `Field` of `dtype`, or a quant field (`lang/bitpacked.py`) for a quant type."""
+    from tistudio.lang.bitpacked import new_field
+
+    return new_field(dtype, name) or Field(to_dtype(dtype), name)
+
+
 def field(
     dtype: Any,
     shape: Any = None,
@@ -464,7 +471,7 @@ def field(
             tuple(element_shape), element_dtype, shape, name, offset=offset, **flags
         )
     offset = check_offset(shape, offset, "shape cannot be None when offset is set")
-    f = Field(to_dtype(dtype), name)
+    f = quant_or_plain_field(dtype, name)
     if shape is not None:
         from tistudio.lang.snode import Axis, root
 

@@ -16,10 +16,10 @@ import numpy as np
 from tistudio.frontend.values import ExprVector
 from tistudio.ir import frontend as fe
 from tistudio.ir.snode import SNode
-from tistudio.lang.field import Field, check_offset, place_companions
+from tistudio.lang.field import Field, check_offset, place_companions, quant_or_plain_field
 from tistudio.lang.field_funcs import fill_in_kernel, kernel_scope
 from tistudio.lang.matrix import Matrix
-from tistudio.lang.types import as_shape, numpy_dtype, to_dtype
+from tistudio.lang.types import as_shape, numpy_dtype
 
 
 class MatrixField:
@@ -179,7 +179,8 @@ def matrix_field(
     """`ti.Vector.field(n, dtype, shape)` / `ti.Matrix.field(n, m, dtype, shape)`."""
     offset = check_offset(shape, offset, "shape cannot be None when offset is set")
     count = int(np.prod(element_shape))
-    components = [Field(to_dtype(dtype), f"{name}[{k}]" if name else "") for k in range(count)]
+    names = [f"{name}[{k}]" if name else "" for k in range(count)]
+    components = [quant_or_plain_field(dtype, n) for n in names]
     field = MatrixField(components, tuple(element_shape), name)
     if shape is not None:
         from tistudio.lang.snode import Axis, root

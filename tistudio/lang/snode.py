@@ -7,6 +7,7 @@ from typing import Any
 
 from tistudio.frontend.errors import TaichiRuntimeError
 from tistudio.ir.snode import SNode
+from tistudio.ir.types import TYPES_BY_NAME
 from tistudio.lang import impl
 from tistudio.lang.types import as_shape
 
@@ -61,6 +62,9 @@ class SNodeBuilder:
         self._check_open(parent, program)
         offsets = _place_offsets(parent, offset)
         for f in fields:
+            if hasattr(f, "_ti_place_in"):  # ti.BitpackedFields: a bit_struct node of fields
+                f._ti_place_in(parent, program.new_snode_id, offsets)
+                continue
             leaves = f._ti_leaves() if hasattr(f, "_ti_leaves") else [f]
             for component in leaves:  # a vector or struct field places each scalar field
                 snode = parent.place(
@@ -78,6 +82,15 @@ class SNodeBuilder:
         """Place the `.dual` (forward mode's) of every real field under this node that has
         none yet, next to its primal (Taichi's `ti.root.lazy_dual()`)."""
         lazy_grad(self.ptr, "dual")
+
+    def quant_array(self, axis: Axis, dimensions: Any, max_num_bits: int) -> SNodeBuilder:
+        """Cells that are bit slices of one `max_num_bits`-bit word: place one quant field
+        under it, `dimensions` of its elements to a word (`lang/bitpacked.py`)."""
+        if max_num_bits not in (8, 16, 32, 64):
+            raise ValueError(f"max_num_bits must be 8, 16, 32 or 64, got {max_num_bits!r}")
+        node = self.dense(axis, dimensions).ptr
+        node.type, node.dtype = "quant_array", TYPES_BY_NAME[f"u{max_num_bits}"]
+        return SNodeBuilder(node)
 
     def pointer(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
         raise _unsupported("Pointer", "pointer")

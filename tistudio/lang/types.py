@@ -156,6 +156,13 @@ class _TypesNamespace:
     is_tensor = staticmethod(is_tensor)
 
     @property
+    def quant(self) -> Any:
+        """`ti.types.quant.int/fixed/float` (`lang/quant.py`)."""
+        from tistudio.lang import quant
+
+        return quant
+
+    @property
     def primitive_types(self) -> Any:
         from tistudio.lang import primitive_types
 

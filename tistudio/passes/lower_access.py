@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from tistudio.ir.snode import SNode
+from tistudio.ir.snode import BIT_CONTAINERS, SNode
 from tistudio.ir.statements import GetCh, GetRoot, GlobalPtr, SNodeLookup
 from tistudio.ir.stmt import Kernel, Stmt
 from tistudio.ir.types import PointerType, gen
@@ -43,7 +43,7 @@ def _lower(ptr: GlobalPtr) -> Stmt:
     root = ix.emit(out, GetRoot(ptr.snode.tree_id, ret_type=_GEN_PTR))
     address = ix.emit(out, SNodeLookup(path[0], root, ix.constant(out, 0), ret_type=_GEN_PTR))
     for depth, node in enumerate(path[1:], start=1):
-        is_place = node.type == "place"
+        is_place = node.type == "place" or node.type in BIT_CONTAINERS  # (quant: the word)
         ret_type = PointerType(node.dtype) if is_place and node.dtype else _GEN_PTR
         address = ix.emit(out, GetCh(address, node, ret_type=ret_type))
         if not is_place:

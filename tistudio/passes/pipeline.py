@@ -18,6 +18,7 @@ from tistudio.events import bus
 from tistudio.frontend.errors import TaichiCompilationError
 from tistudio.ir.final_ir import check_final_ir
 from tistudio.ir.printer import print_ir_with_lines
+from tistudio.ir.statements import GlobalPtr
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.verifier import verify
 from tistudio.passes import (
@@ -30,6 +31,7 @@ from tistudio.passes import (
     jam,
     lower_access,
     lower_ast,
+    lower_quant,
     make_thread_local,
     offload,
     pad_ndrange,
@@ -159,6 +161,11 @@ class PassRunner:
         return changed
 
 
+def kernel_uses_quant(kernel: Kernel) -> bool:
+    """Whether `kernel` accesses a quantized field (only then does `lower_quant` run)."""
+    return any(isinstance(s, GlobalPtr) and s.snode.quant for s in kernel.walk())
+
+
 def compile_to_final_ir(
     kernel: Kernel,
     ctx: PassContext,
@@ -200,6 +207,8 @@ def compile_to_final_ir(
         if ctx.config.arch == "cpu":  # GPU threads are too many for a private copy each
             runner.run(privatize_fields)
         runner.run(demote_atomics, "demote_atomics II")
+    if kernel_uses_quant(kernel):  # quantized fields: bit operations on their words
+        runner.run(lower_quant)
     runner.run(lower_access)
     runner.run(demote_operations)
     runner.simplify("simplify II")

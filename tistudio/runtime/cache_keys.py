@@ -71,6 +71,14 @@ def kernel_key(
     return make_key(parts)
 
 
+def quant_text(node: SNode) -> str:
+    """A quant place's type (its scale exactly) and where its bits are in the word."""
+    return (
+        f" {node.quant!r} bits@{node.bit_offset} exponent@{node.exponent_bit_offset}"
+        f" shared={node.shared_exponent}"
+    )
+
+
 def layout_text(program: Program) -> str:
     """Every materialised field of `program` with its geometry: the memory kernels address."""
     lines: list[str] = []
@@ -79,6 +87,7 @@ def layout_text(program: Program) -> str:
         lines.append(
             f"S{node.id} {node.type} t{node.tree_id} {node.axes} {node.sizes} {node.dtype} "
             f"@{node.offset_in_parent_cell} x{node.cell_size}"
+            + (quant_text(node) if node.quant is not None else "")
         )
         for child in node.children:
             visit(child)

@@ -22,7 +22,7 @@ from tistudio.backends.llvm import arith
 from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm import random as rand
 from tistudio.backends.llvm.adstack import AdStackEmitter
-from tistudio.backends.llvm.atomics import atomic_rmw
+from tistudio.backends.llvm.atomics import ORDERING, atomic_rmw
 from tistudio.backends.llvm.context import GTMP_SLOT, ContextLayout
 from tistudio.backends.llvm.debug_checks import emit_assert
 from tistudio.backends.llvm.lltypes import (
@@ -428,6 +428,11 @@ class TaskEmitter(AdStackEmitter):
         if old is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"atomic {stmt.op.value} on {dtype}")
         self.values[stmt] = old
+
+    def emit_AtomicCAS(self, stmt: s.AtomicCAS) -> None:
+        ptr, expected = self.values[stmt.dest], self.values[stmt.expected]
+        pair = self.builder.cmpxchg(ptr, expected, self.values[stmt.desired], ORDERING, ORDERING)
+        self.values[stmt] = self.builder.extract_value(pair, 0)
 
     def emit_GlobalTemporary(self, stmt: s.GlobalTemporary) -> None:
         base = self.ctx_load(GTMP_SLOT, PTR)

@@ -315,6 +315,11 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
             return
         self.atomic_global(name, stmt.op, ptr, dtype, value)
 
+    def emit_AtomicCAS(self, stmt: s.AtomicCAS) -> None:
+        expected, desired = self.value(stmt.expected), self.value(stmt.desired)
+        self.values[stmt] = name = self.name_of(stmt)
+        self.compare_exchange(name, self.ptrs[stmt.dest], stmt.ret_type, expected, desired)
+
     in_epilogue = False
 
     def reducible(self, stmt: s.AtomicOp) -> bool:

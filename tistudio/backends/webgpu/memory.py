@@ -134,6 +134,33 @@ class MemoryEmitter:
             raise Unexpressible(f"atomic {op.value} on {dtype}")
         self.cas_loop(name, op, ptr, dtype, value)
 
+    def compare_exchange(
+        self, name: str, ptr: Ptr, dtype: PrimitiveType, expected: str, desired: str
+    ) -> None:
+        """`name` = the old value; `*ptr = desired` if it was `expected`. WGSL's weak
+        compare-exchange may fail spuriously, so it retries until it swaps or sees another
+        value: a strong one, as `AtomicCAS` means. WGSL has 32-bit atomics only."""
+        if dtype.name not in ("i32", "u32"):
+            raise Unexpressible(
+                f"compare-and-swap on {dtype} (quantized fields in a {dtype.bits}-bit word: "
+                "WGSL atomics are 32-bit only; use max_num_bits=32)"
+            )
+        self.line(f"var {name}: {wgsl.wgsl_type(dtype)};")
+        self.access(
+            ptr,
+            "a" + dtype.name,
+            True,
+            lambda ref: [
+                "loop {",
+                f"  let cas = atomicCompareExchangeWeak(&{ref}, {expected}, {desired});",
+                f"  if (cas.exchanged || cas.old_value != {expected}) {{",
+                f"    {name} = cas.old_value;",
+                "    break;",
+                "  }",
+                "}",
+            ],
+        )
+
     def _native_view(self, op: A, dtype: PrimitiveType) -> str | None:
         if op not in _NATIVE_ATOMIC or wgsl.is_narrow(dtype) or dtype.kind == "bool":
             return None
