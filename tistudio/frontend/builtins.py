@@ -370,7 +370,6 @@ BUILTINS: dict[str, Builtin] = {
     "grouped": _grouped,
     "loop_config": _loop_config,
     "cache_read_only": lambda t, loc, *fields: None,  # a caching hint; the CPU has no cache
-    "cache_read_only": lambda t, loc, *fields: None,  # a caching hint; the CPU has no cache
     "range": _range,
     "cast": _cast,
     "bit_cast": _bit_cast,
