@@ -56,6 +56,7 @@ int8, int16 = i8, i16
 _LAZY_NAMES = {
     "tistudio.frontend.errors": "TaichiAssertionError TaichiCompilationError TaichiNameError "
     "TaichiRuntimeError TaichiRuntimeTypeError TaichiSyntaxError TaichiTypeError",
+    "tistudio.lang.bitpacked": "BitpackedFields",
     "tistudio.lang.data_oriented": "data_oriented",
     "tistudio.lang.colors": "hex_to_rgb rgb_to_hex",
     "tistudio.lang.field": "Field field",
@@ -67,9 +68,9 @@ _LAZY_NAMES = {
     "tistudio.lang.matrix_field": "MatrixField",
     "tistudio.lang.ndarray": "MatrixNdarray Ndarray ScalarNdarray VectorNdarray ndarray",
     "tistudio.lang.ops": "abs acos asin atan2 atomic_add atomic_and atomic_max atomic_min "
-    "atomic_mul atomic_or atomic_sub atomic_xor bit_cast bit_shr cast ceil cos exp floor frexp "
-    "grouped log loop_config max min ndrange one pow randn random raw_div raw_mod round rsqrt "
-    "select sin sqrt static static_assert static_print tan tanh zero",
+    "atomic_mul atomic_or atomic_sub atomic_xor bit_cast bit_shr cache_read_only cast ceil cos exp "
+    "floor frexp grouped log loop_config max min ndrange one pow randn random raw_div raw_mod "
+    "round rsqrt select sin sqrt static static_assert static_print tan tanh zero",
     "tistudio.lang.real_func": "real_func ref",
     "tistudio.lang.snode": "axes i ij ijk ijkl ik j jk k l root",
     "tistudio.lang.struct": "Struct StructField dataclass",
