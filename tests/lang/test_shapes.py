@@ -66,3 +66,12 @@ def test_dense_reads_its_sizes_the_same_way() -> None:
         ti.root.dense(ti.ij, (2.5, 3))
     with pytest.raises(ValueError, match="dense\\(\\) got 2 axes but 3 sizes"):
         ti.root.dense(ti.ij, (2, 3, 4))
+
+
+@pytest.mark.parametrize("shape", [0, (3, 0), (0, 2)])
+def test_a_field_with_an_empty_axis_is_refused_as_taichi_does(shape) -> None:
+    """Taichi 1.7.4: TaichiRuntimeError "Every dimension of a Taichi field should be positive"."""
+    with pytest.raises(ti.TaichiRuntimeError, match="Every dimension of a Taichi field should be"):
+        ti.field(ti.f32, shape=shape)
+    with pytest.raises(ValueError, match=r"got 0 in dimension \d"):
+        ti.Vector.field(2, ti.f32, shape=shape)

@@ -45,8 +45,12 @@ class SNodeBuilder:
             sizes = sizes * len(axis.axes)
         if len(sizes) != len(axis.axes):
             raise ValueError(f"dense() got {len(axis.axes)} axes but {len(sizes)} sizes")
-        if any(s <= 0 for s in sizes):
-            raise ValueError(f"dense() sizes must be positive, got {sizes}")
+        for position, size in enumerate(sizes):
+            if size <= 0:
+                raise FieldShapeError(
+                    "Every dimension of a Taichi field should be positive, got "
+                    f"{size} in dimension {position} (shape/sizes {tuple(sizes)})"
+                )
         program = impl.get_program()
         parent = self.ptr
         self._check_open(parent, program)
@@ -116,6 +120,11 @@ class SNodeBuilder:
 
 
 root = SNodeBuilder(None)
+
+
+class FieldShapeError(TaichiRuntimeError, ValueError):
+    """A field or SNode size that is not positive: Taichi's TaichiRuntimeError, and a
+    ValueError (a bad value) to Python code that expects one."""
 
 
 class UnsupportedSNodeError(TaichiRuntimeError, NotImplementedError):
