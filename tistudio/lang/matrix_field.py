@@ -93,6 +93,12 @@ class MatrixField:
         flat = index[0] if len(index) == 1 else index[0] * self.m + index[1]
         return self.components[flat]
 
+    def _get_dynamic_index_stride(self) -> int | None:
+        """Bytes from one element of the matrix to the next in memory, when the elements sit
+        at one fixed distance from each other in every cell (Taichi's dynamic-index stride);
+        None when the layout has no such distance. Needs the field's tree laid out."""
+        return uniform_stride([c._ti_place_snode for c in self.components])
+
     def __repr__(self) -> str:
         return f"<ti.Matrix.field {self.dtype}{list(self.shape)} x {list(self.element_shape)}>"
 
@@ -156,6 +162,32 @@ class MatrixField:
 
     def __iter__(self) -> Any:
         raise NotImplementedError("Struct for is only available in Taichi scope.")
+
+
+def uniform_stride(places: list[SNode]) -> int | None:
+    """The fixed byte distance between consecutive `places` in every cell, or None.
+
+    Their paths from the root must have one length and part at one depth; from there down,
+    each level must be dense with the same cell size, and each place the same offset in its
+    parent's cell, so that only the offsets at the parting depth differ, by the same amount
+    from one place to the next."""
+    if len(places) == 1:
+        return 0
+    paths = [p.path() for p in places]
+    if len({len(path) for path in paths}) != 1 or any(p.quant is not None for p in places):
+        return None
+    depth = next(d for d in range(len(paths[0])) if len({id(path[d]) for path in paths}) > 1)
+    for level in range(depth, len(paths[0])):
+        nodes = [path[level] for path in paths]
+        if level < len(paths[0]) - 1 and (
+            any(n.type != "dense" for n in nodes) or len({n.cell_size for n in nodes}) != 1
+        ):
+            return None
+        if level > depth and len({n.offset_in_parent_cell for n in nodes}) != 1:
+            return None
+    offsets = [path[depth].offset_in_parent_cell for path in paths]
+    steps = {b - a for a, b in zip(offsets, offsets[1:])}
+    return steps.pop() if len(steps) == 1 else None
 
 
 def _element_values(value: Any, count: int) -> list[Any]:
