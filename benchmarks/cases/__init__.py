@@ -44,6 +44,8 @@ CASES = (
     "game_of_life",
     "p2g",
     "transcendental",
+    "sparse_pointer",
+    "sparse_bitmasked",
     "cold_compile",
     "compile_next",
     "launch_overhead",
