@@ -50,6 +50,7 @@ CASE_MODULES = (
     "cases_f16",
     "cases_offset",
     "cases_recursion",
+    "cases_sparse",
 )
 
 RTOL_F32 = 1e-6

@@ -34,6 +34,12 @@ def field_entry(name: str, field: Any, program: Any) -> dict:
 def _component(name: str, leaf: Any, tree: Any) -> dict:
     if program_tree(leaf) is not tree:
         raise ValueError(f"field {name!r}: its components live in different SNode trees")
+    sparse = [n for n in leaf._ti_place_snode.path() if n.is_sparse]
+    if sparse:  # the C and browser runners have no pool allocator (docs/sparse-design.md)
+        raise ValueError(
+            f"field {name!r} lies under a {sparse[0].type} SNode ({sparse[0].ref()}): AOT "
+            "modules do not carry sparse SNodes yet; add dense fields only"
+        )
     view = leaf._view()
     if not isinstance(view, np.ndarray):
         raise ValueError(

@@ -120,4 +120,6 @@ def _build(
     if ret_types:
         check_returned(frame, "kernel", loc)
     functions = list(transformer.ir_functions.values())
-    return Kernel(name, body, params, list(ret_types), functions=functions)
+    kernel = Kernel(name, body, params, list(ret_types), functions=functions)
+    kernel.no_activate = transformer.no_activate  # type: ignore[attr-defined] - lower_access
+    return kernel

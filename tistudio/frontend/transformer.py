@@ -57,6 +57,7 @@ class Transformer(
         self.kernel_ret_types: list[PrimitiveType] = []
         self.kernel_arguments: list[Any] = []  # the kernel's argument variables (read-only)
         self.called: set[Any] = set()  # real functions compiled as IR functions and calls
+        self.no_activate: set[Any] = set()  # SNodes named by ti.no_activate (sparse_ops.py)
         self.ir_functions: dict[Any, Any] = {}  # (function, template key) -> ir.calls.Function
 
     @property
@@ -108,6 +109,8 @@ class Transformer(
         if name is not None:
             check_arguments(name, BUILTINS[name], self, loc, args, kwargs)
             return BUILTINS[name](self, loc, *args, **kwargs)
+        if hasattr(func, "_ti_frontend_call"):  # a frontend value's method (x[i].append)
+            return func._ti_frontend_call(self, loc, *args, **kwargs)
         if isinstance(func, BoundMatrixMethod):
             return self.call_matrix_method(func, args, kwargs, loc)
         if isinstance(func, BoundStructMethod):  # `self` is the struct itself, by reference

@@ -12,7 +12,13 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tistudio.ir.calls import Callee
-from tistudio.ir.ops import AtomicOpType, BinaryOpType, TernaryOpType, UnaryOpType
+from tistudio.ir.ops import (
+    AtomicOpType,
+    BinaryOpType,
+    SNodeOpType,
+    TernaryOpType,
+    UnaryOpType,
+)
 from tistudio.ir.snode import SNode
 from tistudio.ir.stmt import Block, SourceLoc, Stmt
 from tistudio.ir.types import PrimitiveType, TensorType
@@ -200,6 +206,22 @@ class FuncCallExpr(Expr):
 
     def __str__(self) -> str:
         return f"call {self.func}({', '.join(str(a) for a in self.args)})"
+
+
+@dataclass(eq=False)
+class SNodeOpExpr(Expr):
+    """`ti.activate(node, I)`, `ti.is_active`, ... (`op`) on the cell `indices` of the sparse
+    `node` (ir/sparse.py); `dtype` is None for activate and deactivate."""
+
+    op: SNodeOpType
+    snode: SNode
+    indices: list[Expr]
+
+    def children(self) -> list[Expr]:
+        return list(self.indices)
+
+    def __str__(self) -> str:
+        return f"{self.op.value}({self.snode.ref()}, [{', '.join(map(str, self.indices))}])"
 
 
 @dataclass(eq=False)

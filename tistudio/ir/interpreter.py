@@ -24,9 +24,10 @@ import numpy as np
 
 from tistudio.ir import interpreter_ops as ops
 from tistudio.ir import random as rng
+from tistudio.ir import sparse
 from tistudio.ir import statements as s
 from tistudio.ir.assertions import AssertInfo, TaichiAssertionError, format_failure
-from tistudio.ir.ops import TaskType
+from tistudio.ir.ops import SNodeOpType, TaskType
 from tistudio.ir.printing import PrintFormat, format_line
 from tistudio.ir.snode import SNode
 from tistudio.ir.stmt import Block, Kernel, Stmt, pointee
@@ -257,12 +258,12 @@ class Interpreter:
 
     def run_GlobalStore(self, stmt: s.GlobalStore) -> None:
         try:
-            store(self.values[stmt.ptr], pointee(stmt.ptr), self.values[stmt.value])
+            store(self.written(stmt.ptr), pointee(stmt.ptr), self.values[stmt.value])
         except InterpreterError as e:
             raise self.fail(stmt, str(e)) from None
 
     def run_AtomicOp(self, stmt: s.AtomicOp) -> Value:
-        ptr, t = self.values[stmt.dest], pointee(stmt.dest)
+        ptr, t = self.written(stmt.dest), pointee(stmt.dest)
         try:
             old = load(ptr, t)
             store(ptr, t, ops.binary(stmt.op.binary, t, old, self.values[stmt.val]))
@@ -292,7 +293,48 @@ class Interpreter:
 
     def run_SNodeLookup(self, stmt: s.SNodeLookup) -> Pointer:
         buffer, offset = self.values[stmt.ptr]
-        return (buffer, offset + self.values[stmt.index] * stmt.snode.cell_size)
+        return (buffer, offset + self.values[stmt.index] * sparse.lookup_stride(stmt.snode))
+
+    def run_PoolCell(self, stmt: s.PoolCell) -> Pointer:
+        node = stmt.snode
+        return (
+            self.trees[node.tree_id],
+            node.pool_offset + self.values[stmt.slot] * node.cell_size,
+        )
+
+    def run_SNodeCellOp(self, stmt: s.SNodeCellOp) -> Value | None:
+        buffer, offset = self.values[stmt.ptr]
+        cell = self.values[stmt.index]
+        value = sparse.cell_op(buffer, stmt.snode, stmt.op.value, offset, cell)
+        return value if stmt.ret_type is not None else None
+
+    def run_SNodeOp(self, stmt: s.SNodeOp) -> Value | None:
+        activate = stmt.op in (SNodeOpType.activate, SNodeOpType.append)
+        buffer = self.trees[stmt.snode.tree_id]
+        indices = [np.int64(self.values[i]) for i in stmt.indices]
+        offsets, _, cell = sparse.walk(buffer, stmt.snode, indices, activate)
+        value = sparse.cell_op(buffer, stmt.snode, stmt.op.value, int(offsets), int(cell))
+        return value if stmt.ret_type is not None else None
+
+    def written(self, ptr: Stmt) -> Pointer:
+        """Where a store or an atomic writes; in early IR, through a sparse field's
+        `GlobalPtr`, after activating its path (as `lower_access` makes writes do)."""
+        if isinstance(ptr, s.GlobalPtr) and not ptr.snode.is_path_all_dense():
+            return self.sparse_element(ptr, activate=True)
+        return self.values[ptr]
+
+    def sparse_element(self, ptr: s.GlobalPtr, activate: bool) -> Pointer:
+        buffer = self.trees[ptr.snode.tree_id]
+        indices = [np.int64(self.values[i]) for i in ptr.indices]
+        return (buffer, int(sparse.walk(buffer, ptr.snode, indices, activate)[0]))
+
+    def cells(self, snode: SNode) -> Any:
+        """A struct-for's iterations: every cell of `snode`, or its active ones."""
+        if snode.is_path_all_dense():
+            return _cells(snode)
+        buffer = self.trees[snode.tree_id]
+        active = sparse.active_mask(buffer, snode, sparse.all_cells(snode.shape))
+        return [c for c, on in zip(_cells(snode), np.ravel(active)) if on]
 
     def run_GetCh(self, stmt: s.GetCh) -> Pointer:
         buffer, offset = self.values[stmt.ptr]
@@ -303,6 +345,8 @@ class Interpreter:
         shape = stmt.snode.shape
         if len(indices) != len(shape) or not all(0 <= i < n for i, n in zip(indices, shape)):
             raise self.fail(stmt, f"index {indices} out of bounds for shape {shape}")
+        if not stmt.snode.is_path_all_dense():
+            return self.sparse_element(stmt, activate=False)
         return (self.trees[stmt.snode.tree_id], field_offset(stmt.snode, indices))
 
     def run_ExternalPtr(self, stmt: s.ExternalPtr) -> Pointer:
@@ -346,7 +390,7 @@ class Interpreter:
         self.loop(stmt, indices, may_break=True)
 
     def run_StructFor(self, stmt: s.StructFor) -> None:
-        self.loop(stmt, _cells(stmt.snode), may_break=False)
+        self.loop(stmt, self.cells(stmt.snode), may_break=False)
 
     def loop(self, stmt: Stmt, indices: Any, may_break: bool) -> None:
         body = stmt.body  # type: ignore[attr-defined]
@@ -403,7 +447,7 @@ class Interpreter:
     def task_indices(self, task: s.Offloaded) -> Any:
         if task.task_type is TaskType.struct_for:
             assert task.snode is not None
-            return _cells(task.snode)
+            return self.cells(task.snode)
         begin = task.begin if task.const_begin else load((self.gtmp, task.begin), i32)
         end = task.end if task.const_end else load((self.gtmp, task.end), i32)
         return range(begin, end)

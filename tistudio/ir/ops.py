@@ -148,3 +148,13 @@ class TaskType(_Op):
     serial = "serial"
     range_for = "range_for"
     struct_for = "struct_for"
+
+
+class SNodeOpType(_Op):
+    """Operations on a sparse SNode's cells (`ti.activate`, ...; ir/sparse.py)."""
+
+    activate = "activate"
+    deactivate = "deactivate"
+    is_active = "is_active"
+    append = "append"
+    length = "length"

@@ -27,6 +27,7 @@ _ENUMS = {
     "TernaryOpType": ops.TernaryOpType,
     "AtomicOpType": ops.AtomicOpType,
     "TaskType": ops.TaskType,
+    "SNodeOpType": ops.SNodeOpType,
 }
 _SNODE_RE = r"S\d+[a-z]+(?:<\w+>)?"
 _HEAD = re.compile(r"^(?:<(?P<type>[^>]+)> )?\$(?P<id>\d+) (?P<sep>[=:]) (?P<body>.*)$")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tistudio.ir import sparse
 from tistudio.ir.quant import QuantType
 from tistudio.ir.types import PrimitiveType
 
@@ -19,7 +20,7 @@ class SNode:
     """One node of an SNode tree; `id` is unique within the program (printed as `S3dense`)."""
 
     id: int
-    type: str  # "root" | "dense" | "place"
+    type: str  # "root" | "dense" | "place" | a sparse kind (SPARSE) | a bit container
     parent: SNode | None = None
     axes: tuple[int, ...] = ()  # for dense: which field axes this level indexes
     sizes: tuple[int, ...] = ()  # for dense: cells along each of `axes`
@@ -44,6 +45,17 @@ class SNode:
     bit_offset: int = 0
     exponent_bit_offset: int = -1
     shared_exponent: bool = False
+    # Sparse kinds (ir/sparse.py, docs/sparse-design.md). A bitmasked node's mask words and a
+    # dynamic node's length sit in the `header_bytes` just before its cells (its
+    # `offset_in_parent_cell` is where the cells start). A pointer node's cells live in its
+    # pool: `pool_offset` is the tree byte offset of pool cell 0 (the all-zero "ambient" cell
+    # that inactive slots lead to), `pool_capacity` the cells it can hand out, `meta_offset`
+    # its counters, free list and recycle list.
+    chunk_size: int = 0
+    header_bytes: int = 0
+    pool_offset: int = 0
+    pool_capacity: int = 0
+    meta_offset: int = 0
 
     def __str__(self) -> str:
         return f"S{self.id}{self.type}<{self.dtype}>" if self.type == "place" else self.ref()
@@ -57,6 +69,14 @@ class SNode:
     def dense(self, axes: tuple[int, ...], sizes: tuple[int, ...], new_id: int) -> SNode:
         child = SNode(new_id, "dense", self, tuple(axes), tuple(sizes), tree_id=self.tree_id)
         self.children.append(child)
+        return child
+
+    def sparse(
+        self, kind: str, axes: tuple[int, ...], sizes: tuple[int, ...], new_id: int
+    ) -> SNode:
+        """A `pointer`, `bitmasked` or `dynamic` child (its cells as a dense child's)."""
+        child = self.dense(axes, sizes, new_id)
+        child.type = kind
         return child
 
     def place(
@@ -123,9 +143,16 @@ class SNode:
             n *= s
         return n
 
+    @property
+    def is_sparse(self) -> bool:
+        return self.type in SPARSE
+
     def is_path_all_dense(self) -> bool:
         return all(n.type in ("root", "dense", "place", *BIT_CONTAINERS) for n in self.path())
 
+
+# SNode kinds whose cells may be inactive (Taichi's sparse SNodes; ir/sparse.py).
+SPARSE = ("pointer", "bitmasked", "dynamic")
 
 # SNode kinds whose cells are bit slices of one word (Taichi's bit_struct and quant_array).
 BIT_CONTAINERS = ("bit_struct", "quant_array")
@@ -151,11 +178,13 @@ def finalize_layout(root: SNode) -> int:
         for child in node.children:
             child_size, child_align = size_of(child)
             offset = (offset + child_align - 1) // child_align * child_align
-            child.offset_in_parent_cell = offset
+            child.offset_in_parent_cell = offset + child.header_bytes  # (sparse headers)
             offset += child_size
             align = max(align, child_align)
         node.cell_size = (offset + align - 1) // align * align if offset else 0
+        if node.type in SPARSE:
+            return sparse.container_size(node, align)
         return node.cell_size * node.num_cells, align
 
     total, _ = size_of(root)
-    return total
+    return sparse.place_pools(root, total)

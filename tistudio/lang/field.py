@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tistudio.frontend.sparse_ops import DynamicRow
 from tistudio.ir import frontend as fe
 from tistudio.ir.assertions import TaichiAssertionError
 from tistudio.ir.ops import BinaryOpType
@@ -20,6 +21,7 @@ from tistudio.ir.statements import normalize_value
 from tistudio.ir.types import PrimitiveType, i32
 from tistudio.lang import impl
 from tistudio.lang.field_funcs import fill_in_kernel, kernel_scope
+from tistudio.lang.sparse_view import SparseView
 from tistudio.lang.types import as_shape, numpy_dtype, to_dtype
 
 STALE_FIELD = "{what} belongs to a program that ti.init()/ti.reset() ended: create it again"
@@ -103,6 +105,9 @@ class Field:
         from tistudio.frontend.errors import TaichiSyntaxError
 
         self._ti_check_usable(loc)
+        parent = self._ti_place_snode.parent
+        if len(indices) == len(self.shape) - 1 and parent and parent.type == "dynamic":
+            return DynamicRow(parent, indices, loc)  # x[i].append(v), x[i].length()
         if len(indices) != len(self.shape):
             raise TaichiSyntaxError(
                 f"field '{self._name or 'field'}' has {len(self.shape)} dimension(s) but was "
@@ -149,6 +154,9 @@ class Field:
             return self._view_cache
         snode = self._ti_place_snode
         tree = self._program.tree_of(snode)
+        if not snode.is_path_all_dense():  # pointer, bitmasked, dynamic: walk the tree
+            self._view_cache = SparseView(tree.buffer, snode, numpy_dtype(self.dtype))
+            return self._view_cache
         if _is_blocked(snode):  # nested blocks along one axis: no strided view exists
             flat = tree.buffer.view(numpy_dtype(self.dtype))
             self._view_cache = _GatherView(flat, _element_offsets(snode) // flat.itemsize)

@@ -20,7 +20,7 @@ from typing import Any
 
 from tistudio.events import bus
 from tistudio.frontend.arguments import bind_arguments
-from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.errors import TaichiRuntimeError, TaichiSyntaxError
 from tistudio.frontend.kernel_builder import ParamSpec, build_frontend_ir
 from tistudio.frontend.source import ParsedFunction, parse_function, resolve_annotation
 from tistudio.ir.types import PrimitiveType
@@ -248,6 +248,8 @@ class Kernel:
                 raise
             entry.hits -= 1
             return self._call_slowly(args, program)  # which converts it
+        if program.pointer_trees:  # deactivated pointer cells back to their pools
+            _collect_sparse(program)
         if bus.kinds:
             _publish_launch(self, entry, pick(args))
         return args_.returned_values(returned, entry) if returned else None
@@ -290,6 +292,8 @@ class Kernel:
             returned = hit[1](args, program.root_addresses)
         else:
             returned = entry.instance.launch(runtime_args, program.root_addresses)
+        if program.pointer_trees:  # deactivated pointer cells back to their pools
+            _collect_sparse(program)
         if write_backs is not None:  # copies of non-contiguous / non-CPU tensors go back now
             write_backs()
         if bus.kinds:
@@ -554,6 +558,14 @@ def _collector_paused() -> Iterator[None]:
         if not _imports_collected:
             _imports_collected = True
             gc.collect(1)
+
+
+def _collect_sparse(program: Any) -> None:
+    """After a launch on trees with pointer nodes: recycle the cells it deactivated, and raise
+    if a pool ran out (ir/sparse.py)."""
+    problem = program.collect_sparse()
+    if problem:
+        raise TaichiRuntimeError(problem)
 
 
 def _publish_launch(kernel_obj: Kernel, entry: CacheEntry, args: Any = ()) -> None:

@@ -6,6 +6,7 @@ import numbers
 from typing import Any
 
 from tistudio.frontend.errors import TaichiRuntimeError
+from tistudio.ir import sparse
 from tistudio.ir.snode import SNode
 from tistudio.ir.types import TYPES_BY_NAME
 from tistudio.lang import impl
@@ -37,7 +38,7 @@ class SNodeBuilder:
     def ptr(self) -> SNode:
         return self._snode if self._snode is not None else impl.get_program().pending_root
 
-    def dense(self, axis: Axis, dimensions: Any) -> SNodeBuilder:
+    def dense(self, axis: Axis, dimensions: Any, kind: str = "dense") -> SNodeBuilder:
         if isinstance(dimensions, numbers.Integral):  # one size for every axis
             dimensions = (dimensions,) * len(axis.axes)
         sizes = as_shape(dimensions, "dense() sizes")
@@ -54,9 +55,10 @@ class SNodeBuilder:
         program = impl.get_program()
         parent = self.ptr
         self._check_open(parent, program)
-        return SNodeBuilder(
-            parent.dense(axis.axes, tuple(int(s) for s in sizes), program.new_snode_id())
-        )
+        sizes = tuple(int(s) for s in sizes)
+        if kind != "dense":  # a sparse kind (ir/sparse.py)
+            return SNodeBuilder(parent.sparse(kind, axis.axes, sizes, program.new_snode_id()))
+        return SNodeBuilder(parent.dense(axis.axes, sizes, program.new_snode_id()))
 
     def place(self, *fields: Any, offset: Any = None) -> SNodeBuilder:
         """Place `fields` in each cell of this node; `offset` is the index of their first
@@ -96,14 +98,38 @@ class SNodeBuilder:
         node.type, node.dtype = "quant_array", TYPES_BY_NAME[f"u{max_num_bits}"]
         return SNodeBuilder(node)
 
-    def pointer(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
-        raise _unsupported("Pointer", "pointer")
+    def pointer(self, axis: Axis, dimensions: Any) -> SNodeBuilder:
+        """Cells allocated when written and freed by `ti.deactivate` (a pool per node)."""
+        return self.dense(axis, dimensions, "pointer")
 
-    def bitmasked(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
-        raise _unsupported("Bitmasked", "bitmasked")
+    def bitmasked(self, axis: Axis, dimensions: Any) -> SNodeBuilder:
+        """Dense cells with one activity bit each."""
+        return self.dense(axis, dimensions, "bitmasked")
 
-    def dynamic(self, *args: Any, **kwargs: Any) -> SNodeBuilder:
-        raise _unsupported("Dynamic", "dynamic")
+    def dynamic(self, axis: Axis, dimension: Any, chunk_size: int | None = None) -> SNodeBuilder:
+        """A list of up to `dimension` cells along one axis (`ti.append`, `ti.length`);
+        `chunk_size` is Taichi's allocation unit, kept for its API (the cells are reserved
+        whole here)."""
+        if len(axis.axes) != 1:
+            raise ValueError("dynamic() takes exactly one axis, e.g. ti.i or ti.j")
+        node = self.dense(axis, dimension, "dynamic")
+        node.ptr.chunk_size = int(chunk_size) if chunk_size else node.ptr.num_cells
+        return node
+
+    def deactivate_all(self) -> None:
+        """Deactivate every cell of this node and of the sparse nodes below it."""
+        deactivate_all(self.ptr)
+
+    def parent(self, n: int = 1) -> SNodeHandle | None:
+        return SNodeHandle(self.ptr).parent(n)
+
+    # `for I in ti.grouped(node)`: a struct-for over this node's cells (its active ones)
+    @property
+    def _ti_place_snode(self) -> SNode:
+        return self.ptr
+
+    def _ti_leaves(self) -> list:
+        return []
 
     @staticmethod
     def _check_open(node: SNode, program: Any) -> None:
@@ -128,15 +154,16 @@ class FieldShapeError(TaichiRuntimeError, ValueError):
 
 
 class UnsupportedSNodeError(TaichiRuntimeError, NotImplementedError):
-    """A sparse SNode: Taichi's error for a back end without them, and what it is here (a
-    feature tistudio does not have yet)."""
+    """A sparse SNode where a back end has none (Taichi's error for such a back end)."""
 
 
-def _unsupported(kind: str, method: str) -> Exception:
-    return UnsupportedSNodeError(
-        f"{kind} SNode is not supported on this backend. "
-        f"(ti.root.{method}(): sparse SNodes are not supported by tistudio yet)"
-    )
+def deactivate_all(node: SNode) -> None:
+    """Deactivate every cell of `node` and of the sparse nodes below it (host side)."""
+    program = impl.get_program()
+    tree = program.tree_of(node)
+    program.before_host_read(node)
+    sparse.deactivate_all(tree.buffer, node)
+    program.after_host_write(node)
 
 
 def _place_offsets(parent: SNode, offset: Any) -> tuple[int, ...]:
@@ -190,6 +217,17 @@ class SNodeHandle:
     @property
     def shape(self) -> tuple[int, ...]:
         return self.ptr.shape
+
+    def deactivate_all(self) -> None:
+        """Deactivate every cell of this node and of the sparse nodes below it."""
+        deactivate_all(self.ptr)
+
+    @property
+    def _ti_place_snode(self) -> SNode:  # a struct-for over this node's (active) cells
+        return self.ptr
+
+    def _ti_leaves(self) -> list:
+        return []
 
     def parent(self, n: int = 1) -> SNodeHandle | None:
         node: SNode | None = self.ptr

@@ -45,7 +45,7 @@ from tistudio.ir.statements import (
 )
 from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.ir.types import PointerType, i32, u1
-from tistudio.passes import ndrange
+from tistudio.passes import lower_snode_ops, ndrange
 from tistudio.passes.context import PassContext
 
 
@@ -127,8 +127,7 @@ class _Lowerer:
     def lower_FrontendFor(self, s: fe.FrontendFor) -> None:
         depth = len(self.out)
         if s.snode is not None:
-            loop: Stmt = StructFor(s.snode.parent)
-            self.add(loop, s.loc)
+            loop: Stmt = self.add(StructFor(s.snode.parent if s.snode.dtype else s.snode), s.loc)
             for k, var in enumerate(s.loop_var_exprs):
                 self.loop_vars[id(var)] = LoopIndex(loop, k, ret_type=i32, loc=s.loc)
             self.out.append(loop.body)
@@ -210,6 +209,7 @@ class _Lowerer:
         return self.add(GlobalLoad(self.address(e), ret_type=e.dtype), e.loc)
 
     expr_ExternalIndexExpr = expr_FieldIndexExpr  # a field's element or an ndarray's
+    expr_SNodeOpExpr = lower_snode_ops.expr_snode_op  # ti.activate, ti.is_active, ...
 
     def expr_ExternalShapeExpr(self, e: fe.ExternalShapeExpr) -> Stmt:
         return self.add(ExternalTensorShape(e.arg_id, e.axis, ret_type=i32), e.loc)

@@ -18,7 +18,7 @@ from tistudio.events import bus
 from tistudio.frontend.errors import TaichiCompilationError
 from tistudio.ir.final_ir import check_final_ir
 from tistudio.ir.printer import print_ir_with_lines
-from tistudio.ir.statements import GlobalPtr
+from tistudio.ir.statements import GlobalPtr, Offloaded
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.verifier import verify
 from tistudio.passes import (
@@ -26,6 +26,7 @@ from tistudio.passes import (
     demote_atomics,
     demote_dense_struct_fors,
     demote_operations,
+    demote_sparse_struct_fors,
     determine_ad_stack_size,
     insert_debug_checks,
     jam,
@@ -166,6 +167,21 @@ def kernel_uses_quant(kernel: Kernel) -> bool:
     return any(isinstance(s, GlobalPtr) and s.snode.quant for s in kernel.walk())
 
 
+def kernel_uses_sparse(kernel: Kernel) -> bool:
+    """Whether `kernel` loops over a sparse SNode path (only then does
+    `demote_sparse_struct_fors` run)."""
+    return any(
+        isinstance(s, Offloaded) and s.snode is not None and not s.snode.is_path_all_dense()
+        for s in kernel.body
+    )
+
+
+def _demote_struct_fors(runner: PassRunner, kernel: Kernel) -> None:
+    runner.run(demote_dense_struct_fors)
+    if kernel_uses_sparse(kernel):  # loops over the active cells only
+        runner.run(demote_sparse_struct_fors)
+
+
 def compile_to_final_ir(
     kernel: Kernel,
     ctx: PassContext,
@@ -181,6 +197,7 @@ def compile_to_final_ir(
         runner.timings = timings
     runner.snapshot("initial IR", "The frontend IR built from the Python AST.", 0.0)
     runner.run(lower_ast, typed=False)
+    _check_sparse(kernel, ctx)
     for module in LOWERING_PASSES.get(ctx.config.arch, ()):
         runner.run(module, typed=False)
     runner.run(type_check)
@@ -199,7 +216,7 @@ def compile_to_final_ir(
     # ~4 ms of a 20-line kernel's ~30 ms compile. The last group cleans up after the passes in
     # between as well as after lower_access.
     runner.run(demote_atomics)
-    runner.run(demote_dense_struct_fors)
+    _demote_struct_fors(runner, kernel)
     # per-thread copies assume that the task reaches the field only where it can see; a call
     # may reach it anywhere (ir/calls.py)
     if ctx.config.make_thread_local and not kernel.functions:
@@ -226,6 +243,24 @@ def _check_functions(kernel: Kernel, ctx: PassContext) -> None:
         refuse_functions(kernel, "the GPU cannot run recursion (WGSL forbids it); run on ti.cpu")
     if kernel.autodiff_mode != "none":
         refuse_functions(kernel, "autodiff cannot differentiate through a recursive call")
+
+
+def _check_sparse(kernel: Kernel, ctx: PassContext) -> None:
+    """Sparse SNodes run on the CPU only so far: on the GPU, a kernel touching one is refused
+    at compile time, naming the field and the SNode kind."""
+    if ctx.config.arch != "gpu":
+        return
+    for stmt in kernel.walk():
+        snode = getattr(stmt, "snode", None)
+        sparse = [n for n in snode.path() if n.is_sparse] if snode is not None else []
+        if sparse:
+            field = snode.name or next((c.name for c in snode.children if c.name), snode.ref())
+            raise TaichiCompilationError(
+                f"kernel {kernel.name!r} accesses {field!r}, which lies under a "
+                f"{sparse[0].type} SNode ({sparse[0].ref()}): sparse SNodes are not supported "
+                "on the GPU yet; run this program on ti.cpu",
+                stmt.loc,
+            )
 
 
 def refuse_functions(kernel: Kernel, why: str) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tistudio.backends.protocol import Backend
+from tistudio.ir import sparse
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.snode import SNode, finalize_layout
 from tistudio.ir.stmt import Kernel
@@ -48,6 +49,7 @@ class Program:
     def __init__(self, config: CompileConfig) -> None:
         self.config = config
         self.trees: list[SNodeTree] = []
+        self.pointer_trees: list[SNodeTree] = []  # trees with pointer pools (ir/sparse.py)
         self.root_addresses: list[int] = []
         self._next_snode_id = 0
         # the root of the fields declared since the last materialisation (None: none, or no
@@ -106,8 +108,18 @@ class Program:
         buffer = raw[start : start + size]
         tree = SNodeTree(root.tree_id, root, buffer, buffer.ctypes.data)
         self.trees.append(tree)
+        if sparse.pointers(root):
+            self.pointer_trees.append(tree)
         self.root_addresses.append(tree.address)
         self.pending = None
+
+    def collect_sparse(self) -> str:
+        """After a launch: recycle deactivated pointer cells; the error if a pool ran out."""
+        for tree in self.pointer_trees:
+            exhausted = sparse.collect(tree.buffer, tree.root)
+            if exhausted:
+                return sparse.exhausted_message(exhausted[0])
+        return ""
 
     def tree_of(self, snode: SNode) -> SNodeTree:
         if snode.tree_id >= len(self.trees):
@@ -209,6 +221,7 @@ class Program:
         if self.gpu is not None:
             self.gpu.close()
         self.trees.clear()
+        self.pointer_trees.clear()
         self.root_addresses.clear()
 
 

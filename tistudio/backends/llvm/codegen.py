@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from tistudio.backends.errors import UnsupportedOnBackend
-from tistudio.backends.llvm import arith
+from tistudio.backends.llvm import arith, sparse
 from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm import random as rand
 from tistudio.backends.llvm.adstack import AdStackEmitter
@@ -41,6 +41,7 @@ from tistudio.ir import statements as s
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.ops import BinaryOpType, TaskType
 from tistudio.ir.printer import Printer
+from tistudio.ir.sparse import lookup_stride
 from tistudio.ir.stmt import Block, Kernel, Stmt, kernel_root, pointee, walk
 from tistudio.ir.types import PointerType, PrimitiveType
 from tistudio.ir.verifier import InternalCompilerError
@@ -462,13 +463,16 @@ class TaskEmitter(AdStackEmitter):
         self.values[stmt] = self.ctx_load(self.layout.root_slots[stmt.tree_id], PTR)
 
     def emit_SNodeLookup(self, stmt: s.SNodeLookup) -> None:
-        ptr, cell = self.values[stmt.ptr], stmt.snode.cell_size
+        ptr, cell = self.values[stmt.ptr], lookup_stride(stmt.snode)
         if s.is_const(stmt.index, 0):
             self.values[stmt] = ptr
             return
         index = self.builder.sext(self.values[stmt.index], I64)
         offset = self.builder.mul(index, ir.Constant(I64, cell), flags=("nsw",))
         self.values[stmt] = self.byte_offset(ptr, offset, self.name_of(stmt))
+
+    emit_SNodeCellOp = sparse.emit_cell_op  # sparse SNodes: see sparse.py
+    emit_PoolCell = sparse.emit_pool_cell
 
     def emit_GetCh(self, stmt: s.GetCh) -> None:
         ptr = self.values[stmt.ptr]

@@ -376,6 +376,11 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
             stmt, base.resource, term if base.offset == "0u" else f"{base.offset} + {term}"
         )
 
+    def emit_SNodeCellOp(self, stmt: Stmt) -> None:  # sparse SNodes: the CPU only so far
+        raise UnsupportedOnBackend(stmt, BACKEND, "sparse SNodes are not supported on the GPU yet")
+
+    emit_PoolCell = emit_SNodeCellOp
+
     def emit_GetCh(self, stmt: s.GetCh) -> None:
         base, offset = self.ptrs[stmt.ptr], stmt.child.offset_in_parent_cell
         if offset == 0:

@@ -1,0 +1,298 @@
+"""Sparse SNodes' memory (pointer, bitmasked, dynamic) and its reference semantics on the host.
+
+Every back end lays sparse memory out the same way (docs/sparse-design.md), inside the tree's
+one buffer, so the IR and the passes never ask which back end runs them:
+
+- a **pointer** node's container (in its parent's cell) is one `u32` slot per cell: 0 when the
+  cell is inactive, else `v`, the index of its child cell in the node's **pool**. Pool cell 0 is
+  the "ambient" cell, always zero, so `pool + slot * cell_size` reads zeros for an inactive cell
+  without a branch. Activation takes `v` from the free list or the bump counter and publishes it
+  with a compare-and-swap on the slot; deactivation swaps the slot to 0 and pushes `v` on the
+  recycle list, which the host moves to the free list between launches (`collect`, zeroing the
+  cells), so a launch never pops and pushes the same list.
+- a **bitmasked** node's cells are dense, after one `u32` mask word per 32 cells.
+- a **dynamic** node's cells are dense, after a `u32` length.
+
+The pools sit after the dense part of the tree, reserved at their worst case (at most
+`POOL_BYTES` each): the tree buffer is zeroed memory that the OS commits page by page as the
+bump counter advances. The functions below are the single-threaded meaning of each operation
+on a tree's bytes: the IR interpreter runs them, and Python scope (`x[i] = v`, `to_numpy`,
+`deactivate_all`) uses them on the CPU's buffers; the LLVM back end emits the same steps with
+atomics (`backends/llvm/sparse.py`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from tistudio.ir.snode import SNode
+
+POOL_BYTES = 1 << 30  # the most memory one pointer node's pool reserves (its cells beyond: error)
+META_BYTES = 16  # bump counter, free count, recycle count, overflow flag (u32 each)
+BUMP, FREE_COUNT, RECYCLE_COUNT, OVERFLOW = 0, 4, 8, 12
+
+
+def _round_up(n: int, to: int) -> int:
+    return (n + to - 1) // to * to
+
+
+def lookup_stride(node: SNode) -> int:
+    """Bytes from one cell of `node`'s container to the next: a pointer's are its `u32` slots."""
+    return 4 if node.type == "pointer" else node.cell_size
+
+
+def container_size(node: SNode, align: int) -> tuple[int, int]:
+    """Bytes and alignment of a sparse node's container in its parent's cell (its cells' size
+    and alignment are set): the slots of a pointer, or the header and cells of the others."""
+    if node.type == "pointer":
+        return 4 * node.num_cells, 4
+    align = max(align, 4)
+    words = math.ceil(node.num_cells / 32) if node.type == "bitmasked" else 1
+    node.header_bytes = _round_up(4 * words, align)
+    return node.header_bytes + node.cell_size * node.num_cells, align
+
+
+def _nodes(root: SNode) -> list[SNode]:
+    out = [root]
+    for child in root.children:
+        out.extend(_nodes(child))
+    return out
+
+
+def pointers(root: SNode) -> list[SNode]:
+    """The pointer nodes of a tree, parents before children."""
+    return [n for n in _nodes(root) if n.type == "pointer"]
+
+
+def place_pools(root: SNode, dense_size: int) -> int:
+    """Lay out each pointer node's counters, lists and pool after the tree's `dense_size`
+    bytes; return the tree's whole size."""
+    if not any(n.is_sparse for n in _nodes(root)):
+        return dense_size
+    offset = _round_up(dense_size, 64)
+    for node in pointers(root):
+        worst = math.prod(n.num_cells for n in node.path())
+        cell = max(node.cell_size, 1)
+        node.pool_capacity = min(worst, max(1, POOL_BYTES // cell))
+        node.meta_offset = offset
+        offset = _round_up(offset + META_BYTES + 8 * node.pool_capacity, 64)
+        node.pool_offset = offset
+        offset = _round_up(offset + (node.pool_capacity + 1) * node.cell_size, 64)
+    return _round_up(offset, 8)
+
+
+# --- one operation on one cell (the interpreter's and Python scope's) -------------------------
+
+
+def _word(buf: np.ndarray, offset: int) -> int:
+    return int(buf[offset : offset + 4].view(np.uint32)[0])
+
+
+def _set_word(buf: np.ndarray, offset: int, value: int) -> None:
+    buf[offset : offset + 4].view(np.uint32)[0] = value & 0xFFFFFFFF
+
+
+def _allocate(buf: np.ndarray, node: SNode) -> int:
+    """A free pool index (1-based): the free list's last, else the next from the bump counter;
+    0, with the overflow flag set, when the pool is exhausted."""
+    meta = node.meta_offset
+    free = np.int32(_word(buf, meta + FREE_COUNT))
+    if free > 0:
+        _set_word(buf, meta + FREE_COUNT, int(free) - 1)
+        return _word(buf, meta + META_BYTES + 4 * (int(free) - 1))
+    bump = _word(buf, meta + BUMP)
+    if bump >= node.pool_capacity:
+        _set_word(buf, meta + OVERFLOW, 1)
+        return 0
+    _set_word(buf, meta + BUMP, bump + 1)
+    return bump + 1
+
+
+def _recycle(buf: np.ndarray, node: SNode, v: int) -> None:
+    meta = node.meta_offset
+    count = _word(buf, meta + RECYCLE_COUNT)
+    _set_word(buf, meta + META_BYTES + 4 * node.pool_capacity + 4 * count, v)
+    _set_word(buf, meta + RECYCLE_COUNT, count + 1)
+
+
+def cell_op(buf: np.ndarray, node: SNode, op: str, container: int, cell: int) -> int:
+    """`op` on cell `cell` of `node`'s container at byte `container` of the tree `buf`; the
+    value of is_active, append and length (0 for the others)."""
+    if node.type == "pointer":
+        slot = container + 4 * cell
+        v = _word(buf, slot)
+        if op == "activate" and v == 0:
+            _set_word(buf, slot, _allocate(buf, node))
+        elif op == "deactivate" and v != 0:
+            _set_word(buf, slot, 0)
+            _recycle(buf, node, v)
+        return int(v != 0) if op == "is_active" else 0
+    if node.type == "bitmasked":
+        word = container - node.header_bytes + 4 * (cell // 32)
+        bit = 1 << (cell % 32)
+        mask = _word(buf, word)
+        if op == "activate":
+            _set_word(buf, word, mask | bit)
+        elif op == "deactivate":
+            _set_word(buf, word, mask & ~bit)
+        return int(bool(mask & bit)) if op == "is_active" else 0
+    assert node.type == "dynamic", node.type
+    length_at = container - node.header_bytes
+    n = _word(buf, length_at)
+    if op == "activate":
+        _set_word(buf, length_at, max(n, min(cell + 1, node.num_cells)))
+    elif op == "deactivate":
+        buf[container : container + n * node.cell_size] = 0
+        _set_word(buf, length_at, 0)
+    elif op == "append":  # a full list stays full, the value lands in its last cell
+        _set_word(buf, length_at, min(n + 1, node.num_cells))
+        return min(n, node.num_cells - 1)
+    return {"is_active": int(cell < n), "length": n}.get(op, 0)
+
+
+# --- walking down a tree (NumPy, many elements at once) ---------------------------------------
+
+
+def walk(
+    buf: np.ndarray, snode: SNode, index: list[np.ndarray], activate: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Follow `snode`'s path for each index tuple (`index[p]`: position p of every tuple) to the
+    start of `snode`'s cell (a place: its element). Returns the byte offsets, whether every
+    sparse level on the way is active, and the cell number at `snode`'s own level. Inactive
+    pointer cells lead into the ambient cell; `activate` (one tuple only) activates the path."""
+    levels = snode.levels()
+    shape = np.broadcast(*index).shape if index else ()
+    offsets = np.zeros(shape, np.int64)
+    active = np.ones(shape, bool)
+    cell = np.zeros(shape, np.int64)
+    for depth, (node, positions) in enumerate(levels[1:], start=1):
+        offsets = offsets + node.offset_in_parent_cell
+        if node.type == "place" or not node.sizes:
+            continue
+        cell = np.zeros(shape, np.int64)
+        for position, size in zip(positions, node.sizes):
+            deeper = math.prod(
+                s for n, ps in levels[depth + 1 :] for p, s in zip(ps, n.sizes) if p == position
+            )
+            cell = cell * size + (index[position] // deeper) % size
+        if node is snode:
+            break
+        offsets, active = _step(buf, node, offsets, cell, active, activate)
+    return offsets, active, cell
+
+
+def _step(
+    buf: np.ndarray,
+    node: SNode,
+    offsets: np.ndarray,
+    cell: np.ndarray,
+    active: np.ndarray,
+    activate: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """From `node`'s container (`offsets`) to the start of cell `cell` of it."""
+    if activate and node.is_sparse:
+        cell_op(buf, node, "activate", int(offsets.flat[0]), int(cell.flat[0]))
+    words = buf[: buf.nbytes // 4 * 4].view(np.uint32)
+    if node.type == "pointer":
+        slot = words[(offsets + 4 * cell) // 4].astype(np.int64)
+        return node.pool_offset + slot * node.cell_size, active & (slot != 0)
+    if node.type == "bitmasked":
+        mask = words[(offsets - node.header_bytes + 4 * (cell // 32)) // 4]
+        active = active & ((mask >> (cell % 32).astype(np.uint32)) & 1).astype(bool)
+    elif node.type == "dynamic":
+        active = active & (cell < words[(offsets - node.header_bytes) // 4])
+    return offsets + cell * node.cell_size, active
+
+
+def cells(buf: np.ndarray, snode: SNode, index: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The start of each cell of `snode` (index tuples in its own index space) and whether it
+    is active (every sparse level down to `snode`'s own)."""
+    offsets, active, cell = walk(buf, snode, index)
+    if snode.type == "place":
+        return offsets, active
+    return _step(buf, snode, offsets, cell, active, False)
+
+
+def active_mask(buf: np.ndarray, snode: SNode, index: list[np.ndarray]) -> np.ndarray:
+    """Whether each cell of `snode` is active (see `cells`)."""
+    return cells(buf, snode, index)[1]
+
+
+# --- between launches and from Python scope ---------------------------------------------------
+
+
+def collect(buf: np.ndarray, root: SNode) -> list[SNode]:
+    """Taichi's garbage collection, on the host between launches: each pointer pool's recycled
+    cells are zeroed and moved to its free list; the ambient cells are zeroed again (a write
+    under `ti.no_activate` may land there). Returns the nodes whose pool ran out."""
+    exhausted = []
+    for node in pointers(root):
+        meta, cap, size = node.meta_offset, node.pool_capacity, node.cell_size
+        counters = buf[meta : meta + META_BYTES].view(np.uint32)
+        pool = buf[node.pool_offset : node.pool_offset + (cap + 1) * size].reshape(cap + 1, size)
+        recycled = int(counters[2])
+        if recycled:
+            lists = buf[meta + META_BYTES : meta + META_BYTES + 8 * cap].view(np.uint32)
+            taken = lists[cap : cap + recycled].copy()
+            pool[taken] = 0
+            free = int(counters[1])
+            lists[free : free + recycled] = taken
+            counters[1], counters[2] = free + recycled, 0
+        if counters[3]:
+            counters[0], counters[3] = min(int(counters[0]), cap), 0
+            exhausted.append(node)
+        pool[0] = 0
+    return exhausted
+
+
+def exhausted_message(node: SNode) -> str:
+    """The error for a pointer node whose pool ran out."""
+    return (
+        f"the pool of pointer SNode {node.ref()} is exhausted: more than "
+        f"{node.pool_capacity:,} of its cells were active at once ({POOL_BYTES >> 20} MiB of "
+        f"{node.cell_size}-byte cells); deactivate cells you no longer need (ti.deactivate) or "
+        "make its cells smaller"
+    )
+
+
+def all_cells(shape: tuple[int, ...]) -> list[np.ndarray]:
+    """Every index tuple of `shape`, as one array per position."""
+    return list(np.indices(shape, dtype=np.int64).reshape(len(shape), -1)) if shape else []
+
+
+def deactivate_all(buf: np.ndarray, node: SNode) -> None:
+    """Deactivate every cell of `node` and of the sparse nodes below it (Taichi's
+    `snode.deactivate_all()`): pools emptied, slots, masks and lengths zeroed; a dynamic
+    node's cells zeroed too."""
+    for sub in _nodes(node):
+        if sub.type == "pointer":
+            buf[sub.meta_offset : sub.meta_offset + META_BYTES] = 0
+            end = sub.pool_offset + (sub.pool_capacity + 1) * sub.cell_size
+            buf[sub.pool_offset : end] = 0
+    for sub in _nodes(node):
+        if not sub.is_sparse:
+            continue
+        parent = sub.parent
+        assert parent is not None
+        starts, _ = cells(buf, parent, all_cells(parent.shape))
+        starts = np.atleast_1d(starts) + sub.offset_in_parent_cell - sub.header_bytes
+        if sub.type == "pointer":
+            span = 4 * sub.num_cells
+        elif sub.type == "dynamic":
+            span = sub.header_bytes + sub.num_cells * sub.cell_size
+        else:
+            span = sub.header_bytes
+        for start in np.unique(starts):
+            buf[start : start + span] = 0
+
+
+def usage(buf: np.ndarray, node: SNode) -> float:
+    """The fraction of `node`'s cells that are active (Taichi's `ti.sparse.usage`)."""
+    cells = all_cells(node.shape)
+    if not cells:
+        return float(active_mask(buf, node, cells))
+    return float(np.mean(active_mask(buf, node, cells)))

@@ -1,0 +1,107 @@
+"""Demote sparse struct-fors: a loop over the active cells of a sparse SNode path.
+
+`for i, j in x` where `x` lies under a `pointer`, `bitmasked` or `dynamic` level visits only the
+cells whose every sparse level is active. The task becomes a parallel range-for over the cells
+of the levels down to the first sparse one (numbered as `demote_dense_struct_fors` numbers
+them), which skips an inactive cell with `if is_active(...)`; each deeper level is a serial loop
+over its cells inside, again testing the sparse ones. A block whose pointer cell is inactive
+costs one test, not a loop over its elements. The field indices are rebuilt digit by digit
+(index = index * size + digit at each level). Taichi instead generates lists of the active
+cells (`listgen` tasks) and runs the body over the deepest list; here the first sparse level
+carries the parallelism (docs/sparse-design.md).
+"""
+
+from __future__ import annotations
+
+import math
+
+from tistudio.ir.ops import BinaryOpType, SNodeOpType, TaskType
+from tistudio.ir.snode import SNode
+from tistudio.ir.statements import BinaryOp, Const, If, LoopIndex, Offloaded, RangeFor, SNodeOp
+from tistudio.ir.stmt import Block, Kernel, Stmt, walk
+from tistudio.ir.types import i32, u1
+from tistudio.passes import index_math as ix
+from tistudio.passes.context import PassContext
+
+
+def run(kernel: Kernel, ctx: PassContext) -> bool:
+    changed = False
+    for task in kernel.body:
+        if (
+            isinstance(task, Offloaded)
+            and task.task_type is TaskType.struct_for
+            and task.snode is not None
+            and not task.snode.is_path_all_dense()
+        ):
+            _demote(task, task.snode)
+            changed = True
+    return changed
+
+
+def _demote(task: Offloaded, snode: SNode) -> None:
+    levels = [(n, ps) for n, ps in snode.levels()[1:] if n.sizes]
+    first = next(k for k, (node, _) in enumerate(levels) if node.is_sparse)
+    outer, inner = levels[: first + 1], levels[first + 1 :]
+    indices = [s for s in walk(task.body) if isinstance(s, LoopIndex) and s.loop is task]
+    body = task.body.take_all()
+    task.task_type, task.snode = TaskType.range_for, None
+    task.begin, task.end = 0, math.prod(n.num_cells for n, _ in outer)
+    task.const_begin = task.const_end = True
+    out: list[Stmt] = []
+    cell = ix.emit(out, LoopIndex(task, 0, ret_type=i32))
+    index: dict[int, Stmt] = {}
+    for k, (node, positions) in enumerate(outer):
+        level_cell = ix.divide(out, cell, math.prod(n.num_cells for n, _ in outer[k + 1 :]))
+        if k > 0:  # the outermost level's part is already < its size
+            level_cell = ix.remainder(out, level_cell, node.num_cells)
+        _add_digits(node, positions, level_cell, index, out)
+    block = _guard(snode, outer[-1][0], index, out, task.body)
+    for node, positions in inner:
+        block = _inner_loop(snode, node, positions, index, block)
+    block.extend(body)
+    for stmt in indices:  # (an axis no level splits is 0)
+        stmt.replace_with(index.get(stmt.index) or Const(0, ret_type=i32))
+
+
+def _add_digits(
+    node: SNode, positions: tuple[int, ...], cell: Stmt, index: dict[int, Stmt], out: list[Stmt]
+) -> None:
+    """index[p] = index[p] * size + digit, for each axis of this level (row-major `cell`)."""
+    for k, (position, size) in enumerate(zip(positions, node.sizes)):
+        digit = ix.divide(out, cell, math.prod(node.sizes[k + 1 :]))
+        if k > 0:
+            digit = ix.remainder(out, digit, size)
+        if position in index:
+            scaled = ix.multiply(out, index[position], size)
+            digit = ix.emit(out, BinaryOp(BinaryOpType.add, scaled, digit, ret_type=i32))
+        index[position] = digit
+
+
+def _guard(
+    snode: SNode, node: SNode, index: dict[int, Stmt], out: list[Stmt], into: Block
+) -> Block:
+    """Emit `out` into `into`, then for a sparse `node` `if is_active(node, its indices)`;
+    return the block where the loop goes on."""
+    if node.is_sparse:
+        own = [index.get(snode.physical_axes.index(a)) for a in node.physical_axes]
+        args = [i if i is not None else ix.constant(out, 0) for i in own]
+        test = ix.emit(out, SNodeOp(SNodeOpType.is_active, node, args, ret_type=i32))
+        zero = ix.constant(out, 0)
+        ix.emit(out, BinaryOp(BinaryOpType.cmp_ne, test, zero, ret_type=u1))
+    into.extend(out)
+    if not node.is_sparse:
+        return into
+    return into.append(If(out[-1])).true_block
+
+
+def _inner_loop(
+    snode: SNode, node: SNode, positions: tuple[int, ...], index: dict[int, Stmt], into: Block
+) -> Block:
+    """A serial loop over the cells of `node` inside `into`; the block where it goes on."""
+    bounds: list[Stmt] = []
+    begin, end = ix.constant(bounds, 0), ix.constant(bounds, node.num_cells)
+    into.extend(bounds)
+    loop = into.append(RangeFor(begin, end, serialize=True))
+    out: list[Stmt] = [LoopIndex(loop, 0, ret_type=i32)]
+    _add_digits(node, positions, out[0], index, out)
+    return _guard(snode, node, index, out, loop.body)

@@ -1,0 +1,17 @@
+"""`lower_ast`'s lowering of `ti.activate`, `ti.deactivate`, `ti.is_active`, `ti.append` and
+`ti.length`: a frontend `SNodeOpExpr` becomes one `SNodeOp` statement on its lowered indices,
+which `lower_access` later walks down to the node's cell (docs/sparse-design.md). A module of
+its own so that `lower_ast` stays within the size of a pass."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tistudio.ir import frontend as fe
+from tistudio.ir.statements import SNodeOp
+from tistudio.ir.stmt import Stmt
+
+
+def expr_snode_op(lowerer: Any, e: fe.SNodeOpExpr) -> Stmt:
+    indices = [lowerer.expr(i) for i in e.indices]
+    return lowerer.add(SNodeOp(e.op, e.snode, indices, ret_type=e.dtype), e.loc)
