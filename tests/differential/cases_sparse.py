@@ -192,7 +192,7 @@ def case_sparse_python_scope(ti):
     @ti.kernel
     def visit():
         for i, j in x:
-            count[None] += 1
+            count[None] += 1 + 0 * (i + j)
 
     x[1, 4] = 3.0
     x[5, 0] = 1.5
@@ -251,9 +251,44 @@ def case_nested_pointers_rescale_and_no_activate(ti):
     return {"x": x.to_numpy(), "flags": flags.to_numpy()}
 
 
+def case_dynamic_rows_of_vectors_and_structs(ti):
+    """`x[i].append(v)` and `x[i].length()` on vector and struct fields under
+    `dense(i).dynamic(j)`, `x.parent()` as the dynamic node, `ti.root.deactivate_all()`."""
+    ti.init(arch=ti.cpu)
+    sp = _api(ti)
+    v = ti.Vector.field(2, ti.i32)
+    pair = ti.types.struct(a=ti.u8, b=ti.f32)
+    s = pair.field()
+    ti.root.dense(ti.i, 3).dynamic(ti.j, 8, chunk_size=2).place(v)
+    ti.root.dense(ti.i, 3).dynamic(ti.j, 8, chunk_size=2).place(s)
+    lengths = ti.field(ti.i32, shape=(3, 3))
+
+    @ti.kernel
+    def build():
+        for i in range(3):
+            for k in range(i + 2):
+                v[i].append(ti.Vector([i, k * 3]))
+                s[i].append(pair(a=k, b=k * 0.5 + i))
+
+    @ti.kernel
+    def measure():
+        for i in range(3):
+            lengths[0, i] = v[i].length()
+            lengths[1, i] = s[i].length()
+            lengths[2, i] = sp.length(v.parent(), [i])
+
+    build()
+    measure()
+    first = {"v": v.to_numpy(), "a": s.a.to_numpy(), "b": s.b.to_numpy(), "l0": lengths.to_numpy()}
+    ti.root.deactivate_all()
+    measure()
+    return {**first, "lengths": lengths.to_numpy(), "after": v.to_numpy()}
+
+
 case_pointer_write_read_and_struct_for.gpu_refusal = GPU_REFUSAL
 case_pointer_deactivate_then_reactivate_reads_zero.gpu_refusal = GPU_REFUSAL
 case_bitmasked_deactivate_keeps_data.gpu_refusal = GPU_REFUSAL
 case_dynamic_append_length_and_struct_for.gpu_refusal = GPU_REFUSAL
 case_sparse_python_scope.gpu_refusal = GPU_REFUSAL
 case_nested_pointers_rescale_and_no_activate.gpu_refusal = GPU_REFUSAL
+case_dynamic_rows_of_vectors_and_structs.gpu_refusal = GPU_REFUSAL

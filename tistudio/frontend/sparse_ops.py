@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError
-from tistudio.frontend.values import ExprVector
+from tistudio.frontend.values import ExprVector, StructValue
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import BinaryOpType, SNodeOpType
 from tistudio.ir.snode import SNode
@@ -90,15 +90,20 @@ def length(t: Any, loc: Any, node: Any, indices: Any = ()) -> fe.Expr:
     return fe.SNodeOpExpr(SNodeOpType.length, snode, items, dtype=i32, loc=loc)
 
 
-def append(t: Any, loc: Any, node: Any, indices: Any, value: Any) -> fe.Expr:
-    """Take the next index of the list (an atomic add on its length), store `value` in the
-    fields placed under the node there (a vector's elements in order), give the index."""
+def append(t: Any, loc: Any, node: Any, indices: Any, value: Any, field: Any = None) -> fe.Expr:
+    """Take the next index of the list (an atomic add on its length), store `value` there
+    (in `field`, or in the fields placed under the node: a vector's elements in order), give
+    the index."""
     snode = _dynamic(t, loc, "append", node)
     items = cell_indices(t, loc, "append", snode, indices, own_axis_optional=True)
     op = fe.SNodeOpExpr(SNodeOpType.append, snode, items, dtype=i32, loc=loc)
     var = t.new_var(i32, "", op, loc)
     at = fe.IdExpr(var, dtype=i32, loc=loc)
     (position,) = snode.index_positions(snode)
+    element = [*items[:position], at, *items[position + 1 :]]
+    if field is not None:  # x[i].append(v): v as x's element type (a vector, a struct)
+        t.store(field._ti_subscript(element, loc), value, loc)
+        return at
     places = [c for c in snode.children if c.type == "place"]
     values = value.elements if isinstance(value, ExprVector) else [value]
     if len(values) != len(places):
@@ -107,7 +112,6 @@ def append(t: Any, loc: Any, node: Any, indices: Any, value: Any) -> fe.Expr:
             f"{snode.ref()}",
             loc,
         )
-    element = [*items[:position], at, *items[position + 1 :]]
     for place, v in zip(places, values):
         t.store(fe.FieldIndexExpr(place, element, dtype=place.dtype, loc=loc), v, loc)
     return at
@@ -148,16 +152,29 @@ def no_activate(t: Any, loc: Any, *nodes: Any) -> None:
 class DynamicRow:
     """`x[i]` of a field under a dynamic node, one index short: `.append(v)`, `.length()`."""
 
-    def __init__(self, node: SNode, indices: list[fe.Expr], loc: Any) -> None:
-        self.node, self.indices, self.loc = node, indices, loc
+    def __init__(self, node: SNode, indices: list[fe.Expr], loc: Any, field: Any) -> None:
+        self.node, self.indices, self.loc, self.field = node, indices, loc, field
+
+    def of(self, field: Any) -> DynamicRow:
+        """The same row of `field` (a vector or struct field whose components gave this)."""
+        return DynamicRow(self.node, self.indices, self.loc, field)
 
     @property
     def append(self) -> Any:
-        return _Bound(lambda t, loc, v: append(t, loc, _Handle(self.node), self.indices, v))
+        node = _Handle(self.node)
+        return _Bound(lambda t, loc, v: append(t, loc, node, self.indices, v, self.field))
 
     @property
     def length(self) -> Any:
         return _Bound(lambda t, loc: length(t, loc, _Handle(self.node), self.indices))
+
+
+def first_row(value: Any) -> DynamicRow | None:
+    """The `DynamicRow` a vector or struct field's components gave for `x[i]` (one index
+    short of a field under a dynamic node), if they did."""
+    while isinstance(value, (ExprVector, StructValue)):
+        value = value.elements[0] if isinstance(value, ExprVector) else [*value.members.values()][0]
+    return value if isinstance(value, DynamicRow) else None
 
 
 class _Handle:

@@ -107,7 +107,7 @@ class Field:
         self._ti_check_usable(loc)
         parent = self._ti_place_snode.parent
         if len(indices) == len(self.shape) - 1 and parent and parent.type == "dynamic":
-            return DynamicRow(parent, indices, loc)  # x[i].append(v), x[i].length()
+            return DynamicRow(parent, indices, loc, self)  # x[i].append(v), x[i].length()
         if len(indices) != len(self.shape):
             raise TaichiSyntaxError(
                 f"field '{self._name or 'field'}' has {len(self.shape)} dimension(s) but was "
@@ -135,6 +135,10 @@ class Field:
         from tistudio.lang.snode import SNodeHandle
 
         return SNodeHandle(self._ti_place_snode, self._name)
+
+    def parent(self, n: int = 1) -> Any:
+        """The SNode `n` levels above this field's (Taichi's `x.parent()`)."""
+        return self.snode.parent(n)
 
     @property
     def name(self) -> str:

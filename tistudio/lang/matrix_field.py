@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from tistudio.frontend.sparse_ops import first_row
 from tistudio.frontend.values import ExprVector
 from tistudio.ir import frontend as fe
 from tistudio.ir.snode import SNode
@@ -41,9 +42,11 @@ class MatrixField:
         return list(self.components)
 
     def _ti_subscript(self, indices: list[fe.Expr], loc: Any) -> ExprVector:
-        return ExprVector(
+        value = ExprVector(
             [c._ti_subscript(indices, loc) for c in self.components], self.element_shape
         )
+        row = first_row(value)  # x[i] under a dynamic node: x[i].append(v), x[i].length()
+        return row.of(self) if row is not None else value
 
     # --- properties --------------------------------------------------------------------------
 
@@ -68,6 +71,10 @@ class MatrixField:
         from tistudio.lang.snode import SNodeHandle
 
         return SNodeHandle(self._ti_place_snode, self._name)
+
+    def parent(self, n: int = 1) -> Any:
+        """The SNode `n` levels above this field's (Taichi's `x.parent()`)."""
+        return self.snode.parent(n)
 
     @property
     def name(self) -> str:

@@ -117,8 +117,12 @@ class SNodeBuilder:
         return node
 
     def deactivate_all(self) -> None:
-        """Deactivate every cell of this node and of the sparse nodes below it."""
-        deactivate_all(self.ptr)
+        """Deactivate every cell of this node and of the sparse nodes below it (`ti.root`:
+        of every tree)."""
+        if self._snode is None:
+            deactivate_all_trees()
+        else:
+            deactivate_all(self.ptr)
 
     def parent(self, n: int = 1) -> SNodeHandle | None:
         return SNodeHandle(self.ptr).parent(n)
@@ -155,6 +159,14 @@ class FieldShapeError(TaichiRuntimeError, ValueError):
 
 class UnsupportedSNodeError(TaichiRuntimeError, NotImplementedError):
     """A sparse SNode where a back end has none (Taichi's error for such a back end)."""
+
+
+def deactivate_all_trees() -> None:
+    """Deactivate every cell of every sparse SNode of the program's trees."""
+    program = impl.get_program()
+    program.materialize()
+    for tree in program.trees:
+        deactivate_all(tree.root)
 
 
 def deactivate_all(node: SNode) -> None:

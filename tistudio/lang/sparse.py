@@ -14,7 +14,7 @@ from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.frontend.sparse_ops import rescale_factors
 from tistudio.ir import sparse as layout
 from tistudio.lang import impl
-from tistudio.lang.snode import deactivate_all, ij, ijk, root
+from tistudio.lang.snode import deactivate_all_trees, ij, ijk, root
 
 
 def _kernel_only(name: str) -> Any:
@@ -47,12 +47,7 @@ def _node(value: Any) -> Any:
     return value.ptr if hasattr(value, "ptr") else value._ti_place_snode
 
 
-def deactivate_all_snodes() -> None:
-    """Deactivate every cell of every sparse SNode of the program's trees."""
-    program = impl.get_program()
-    program.materialize()
-    for tree in program.trees:
-        deactivate_all(tree.root)
+deactivate_all_snodes = deactivate_all_trees  # Taichi's name
 
 
 def get_addr(f: Any, indices: Any) -> int:

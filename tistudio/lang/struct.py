@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tistudio.frontend.errors import TaichiSyntaxError
+from tistudio.frontend.sparse_ops import first_row
 from tistudio.frontend.values import StructValue
 from tistudio.ir.snode import SNode
 from tistudio.lang.kernel import Func
@@ -129,9 +130,11 @@ class StructField:
         return _leaves(self)[0]._ti_place_snode
 
     def _ti_subscript(self, indices: list[Any], loc: Any) -> StructValue:
-        return StructValue(
+        value = StructValue(
             self._type, {n: m._ti_subscript(indices, loc) for n, m in self._members.items()}
         )
+        row = first_row(value)  # x[i] under a dynamic node: x[i].append(v), x[i].length()
+        return row.of(self) if row is not None else value
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -142,6 +145,10 @@ class StructField:
         from tistudio.lang.snode import SNodeHandle
 
         return SNodeHandle(self._ti_place_snode)
+
+    def parent(self, n: int = 1) -> Any:
+        """The SNode `n` levels above this field's (Taichi's `x.parent()`)."""
+        return self.snode.parent(n)
 
     @property
     def offset(self) -> tuple[int, ...]:
