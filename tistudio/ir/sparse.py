@@ -227,8 +227,8 @@ def active_mask(buf: np.ndarray, snode: SNode, index: list[np.ndarray]) -> np.nd
 
 def collect(buf: np.ndarray, root: SNode) -> list[SNode]:
     """Taichi's garbage collection, on the host between launches: each pointer pool's recycled
-    cells are zeroed and moved to its free list; the ambient cells are zeroed again (a write
-    under `ti.no_activate` may land there). Returns the nodes whose pool ran out."""
+    cells are zeroed and moved to its free list. Returns the nodes whose pool ran out (their
+    ambient cell, where the writes that found no cell went, is zeroed again)."""
     exhausted = []
     for node in pointers(root):
         meta, cap, size = node.meta_offset, node.pool_capacity, node.cell_size
@@ -245,7 +245,7 @@ def collect(buf: np.ndarray, root: SNode) -> list[SNode]:
         if counters[3]:
             counters[0], counters[3] = min(int(counters[0]), cap), 0
             exhausted.append(node)
-        pool[0] = 0
+            pool[0] = 0
     return exhausted
 
 
