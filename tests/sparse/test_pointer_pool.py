@@ -98,3 +98,28 @@ def test_an_exhausted_pool_is_an_error_after_the_launch() -> None:
     assert x[17 << 24] == 0.0  # the overflowing writes went nowhere that can be read back
     with pytest.raises(TaichiRuntimeError, match="exhausted"):
         x[18 << 24] = 1.0  # Python scope too
+
+
+def test_deactivating_an_outer_pointer_frees_the_pointer_cells_inside_it() -> None:
+    x = ti.field(ti.i32)
+    outer = ti.root.pointer(ti.i, 4)
+    inner = outer.pointer(ti.i, 4)  # its pool holds 16 cells: all of them, once
+    inner.dense(ti.i, 2).place(x)
+
+    @ti.kernel
+    def write_all(r: ti.i32):
+        for i in range(32):
+            x[i] = r + i
+
+    @ti.kernel
+    def drop_outer():
+        for b in range(4):
+            sp.deactivate(outer, [b])
+
+    for r in range(20):
+        write_all(r)  # needs all 16 inner cells again: they must have come back
+        assert x[31] == r + 31
+        drop_outer()
+        assert x[31] == 0
+    bump, free, _ = _counters(inner)
+    assert bump - free == 0 and bump <= 16

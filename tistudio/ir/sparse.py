@@ -238,6 +238,7 @@ def collect(buf: np.ndarray, root: SNode) -> list[SNode]:
         if recycled:
             lists = buf[meta + META_BYTES : meta + META_BYTES + 8 * cap].view(np.uint32)
             taken = lists[cap : cap + recycled].copy()
+            _recycle_inner(buf, node, taken)
             pool[taken] = 0
             free = int(counters[1])
             lists[free : free + recycled] = taken
@@ -247,6 +248,34 @@ def collect(buf: np.ndarray, root: SNode) -> list[SNode]:
             exhausted.append(node)
             pool[0] = 0
     return exhausted
+
+
+def _recycle_inner(buf: np.ndarray, node: SNode, taken: np.ndarray) -> None:
+    """Before pool cells of `node` are zeroed: the cells of the pointer nodes inside them (not
+    below another pointer) go to those nodes' recycle lists, collected after `node`'s."""
+    for inner, starts in _inner_slots(node):
+        slots = node.pool_offset + taken[:, None].astype(np.int64) * node.cell_size + starts
+        values = buf[: buf.nbytes // 4 * 4].view(np.uint32)[slots.ravel() // 4]
+        for v in values[values != 0]:
+            _recycle(buf, inner, int(v))
+
+
+def _inner_slots(node: SNode) -> list[tuple[SNode, np.ndarray]]:
+    """Each pointer node directly inside `node`'s cells, with its slots' byte offsets from the
+    start of one cell."""
+    found: list[tuple[SNode, np.ndarray]] = []
+
+    def visit(current: SNode, starts: np.ndarray) -> None:
+        for child in current.children:
+            here = starts + child.offset_in_parent_cell
+            if child.type == "pointer":
+                found.append((child, (here[:, None] + 4 * np.arange(child.num_cells)).ravel()))
+            elif child.type != "place" and child.children:
+                cells = np.arange(child.num_cells) * child.cell_size
+                visit(child, (here[:, None] + cells).ravel())
+
+    visit(node, np.zeros(1, np.int64))
+    return found
 
 
 def exhausted_message(node: SNode) -> str:
