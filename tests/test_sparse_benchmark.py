@@ -65,7 +65,7 @@ print("RESULT", compare(impl.result(), sparse_grid.expected(inputs)))
 
 
 @pytest.mark.parametrize("case", ["sparse_pointer", "sparse_bitmasked"])
-@pytest.mark.parametrize("framework", ["taichi"])
+@pytest.mark.parametrize("framework", ["tistudio", "taichi"])
 def test_the_taichi_source_agrees_with_the_reference(tmp_path, framework, case) -> None:
     source = SCRIPT.format(framework=framework, case=case, size=SIZE)
     done = run_script(tmp_path / "case.py", source, timeout=240)
