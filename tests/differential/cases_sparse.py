@@ -285,6 +285,37 @@ def case_dynamic_rows_of_vectors_and_structs(ti):
     return {**first, "lengths": lengths.to_numpy(), "after": v.to_numpy()}
 
 
+
+def case_get_addr_differences(ti):
+    """`ti.get_addr` in a kernel: the distances between elements' addresses show the layout
+    (row-major strides, fields placed side by side in one cell, a pointer node's slots taking
+    Taichi's 16 bytes per cell)."""
+    ti.init(arch=ti.cpu)
+    sp = _api(ti)
+    a = ti.field(ti.i32)
+    b = ti.field(ti.f64)
+    ti.root.dense(ti.ij, (4, 8)).place(a, b)
+    out = ti.field(ti.i64, shape=5)
+    beside = ti.field(ti.f32)
+    cells = ti.root.dense(ti.i, 2)
+    cells.pointer(ti.i, 8).place(ti.field(ti.f32))
+    cells.place(beside)
+
+    @ti.kernel
+    def run():
+        out[0] = ti.cast(sp.get_addr(a, [1, 3]) - sp.get_addr(a, [1, 2]), ti.i64)
+        out[1] = ti.cast(sp.get_addr(a, [2, 0]) - sp.get_addr(a, [1, 0]), ti.i64)
+        out[2] = ti.cast(sp.get_addr(b, [3, 5]) - sp.get_addr(a, [3, 5]), ti.i64)
+        out[3] = ti.cast(sp.get_addr(b, [0, 1]) - sp.get_addr(b, [0, 0]), ti.i64)
+        out[4] = ti.cast(sp.get_addr(beside, [1]) - sp.get_addr(beside, [0]), ti.i64)
+
+    run()
+    return {"out": out.to_numpy()}
+
+
+case_get_addr_differences.gpu_refusal = ("TaichiCompilationError", "not supported on the GPU")
+
+
 case_pointer_write_read_and_struct_for.gpu_refusal = GPU_REFUSAL
 case_pointer_deactivate_then_reactivate_reads_zero.gpu_refusal = GPU_REFUSAL
 case_bitmasked_deactivate_keeps_data.gpu_refusal = GPU_REFUSAL

@@ -35,6 +35,7 @@ SAMPLES = {
     "SNodeOp": "<i32> $1 = is_active [S3pointer], index [$0, $0]",
     "SNodeCellOp": "$1 : activate [S3bitmasked]::cell($0, $0)",
     "PoolCell": "<*gen> $1 = [S3pointer]::pool($0)",
+    "GetAddr": "<u64> $1 = get addr $0",
     "GetCh": None,
     "RangeFor": None,
     "StructFor": None,

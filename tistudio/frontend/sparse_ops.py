@@ -17,7 +17,7 @@ from tistudio.frontend.values import ExprVector, StructValue
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import BinaryOpType, SNodeOpType
 from tistudio.ir.snode import SNode
-from tistudio.ir.types import i32
+from tistudio.ir.types import i32, u64
 
 
 def node_of(value: Any, name: str, loc: Any) -> SNode:
@@ -189,6 +189,21 @@ class _Bound:
         self._ti_frontend_call = fn
 
 
+def get_addr(t: Any, loc: Any, field: Any, indices: Any) -> fe.Expr:
+    """The address of element `indices` of `field`, a u64 (Taichi's `ti.get_addr`)."""
+    leaves = field._ti_leaves() if hasattr(field, "_ti_leaves") else []
+    if len(leaves) != 1 or leaves[0] is not field:
+        raise TaichiSyntaxError("ti.get_addr() needs a scalar field", loc)
+    snode = field._ti_place_snode
+    items = [
+        t.ops.binary(BinaryOpType.sub, i, o, loc) if o else i
+        for i, o in zip(_index_list(t, loc, indices), snode.index_offsets or [0] * 8)
+    ]
+    if len(items) != snode.num_axes:
+        raise TaichiSyntaxError(f"ti.get_addr() on a {snode.num_axes}-D field", loc)
+    return fe.SNodeOpExpr(SNodeOpType.get_addr, snode, items, dtype=u64, loc=loc)
+
+
 SPARSE_BUILTINS = {
     "activate": _op(SNodeOpType.activate),
     "deactivate": _op(SNodeOpType.deactivate),
@@ -197,4 +212,5 @@ SPARSE_BUILTINS = {
     "length": length,
     "rescale_index": rescale_index,
     "no_activate": no_activate,
+    "get_addr": get_addr,
 }

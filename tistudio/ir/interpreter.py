@@ -302,6 +302,10 @@ class Interpreter:
             node.pool_offset + self.values[stmt.slot] * node.cell_size,
         )
 
+    def run_GetAddr(self, stmt: s.GetAddr) -> Value:
+        buffer, offset = self.values[stmt.ptr]
+        return buffer.ctypes.data + offset
+
     def run_SNodeCellOp(self, stmt: s.SNodeCellOp) -> Value | None:
         buffer, offset = self.values[stmt.ptr]
         cell = self.values[stmt.index]

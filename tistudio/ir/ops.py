@@ -158,3 +158,4 @@ class SNodeOpType(_Op):
     is_active = "is_active"
     append = "append"
     length = "length"
+    get_addr = "get_addr"  # frontend only: ti.get_addr lowers to a GlobalPtr and a GetAddr

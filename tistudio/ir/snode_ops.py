@@ -35,6 +35,7 @@ class SNodeOp(Stmt):
     @property
     def is_void(self) -> bool:  # type: ignore[override] - activate and deactivate give nothing
         return self.ret_type is None
+
     removed_by: ClassVar = "lower_access"
 
 
@@ -68,5 +69,17 @@ class PoolCell(Stmt):
 
     operand_fields: ClassVar = ("slot",)
     syntax: ClassVar = "[{snode}]::pool({slot})"
+    pure: ClassVar = True
+    carries_derivative: ClassVar = False
+
+
+@dataclass(eq=False)
+class GetAddr(Stmt):
+    """`ti.get_addr(x, I)`: the address of the field element at `ptr`, as a u64."""
+
+    ptr: Stmt
+
+    operand_fields: ClassVar = ("ptr",)
+    syntax: ClassVar = "get addr {ptr}"
     pure: ClassVar = True
     carries_derivative: ClassVar = False

@@ -3,8 +3,9 @@
 Every back end lays sparse memory out the same way (docs/sparse-design.md), inside the tree's
 one buffer, so the IR and the passes never ask which back end runs them:
 
-- a **pointer** node's container (in its parent's cell) is one `u32` slot per cell: 0 when the
-  cell is inactive, else `v`, the index of its child cell in the node's **pool**. Pool cell 0 is
+- a **pointer** node's container (in its parent's cell) is one `u32` slot (in 16 bytes, as
+  Taichi's) per cell: 0 when the cell is inactive, else `v`, the index of its child cell in
+  the node's **pool**. Pool cell 0 is
   the "ambient" cell, always zero, so `pool + slot * cell_size` reads zeros for an inactive cell
   without a branch. Activation takes `v` from the free list or the bump counter and publishes it
   with a compare-and-swap on the slot; deactivation swaps the slot to 0 and pushes `v` on the
@@ -34,6 +35,10 @@ if TYPE_CHECKING:
 POOL_BYTES = 1 << 30  # the most memory one pointer node's pool reserves (its cells beyond: error)
 META_BYTES = 16  # bump counter, free count, recycle count, overflow flag (u32 each)
 BUMP, FREE_COUNT, RECYCLE_COUNT, OVERFLOW = 0, 4, 8, 12
+# A pointer slot is a u32 in 16 bytes, the size of Taichi's pointer cells (a pointer and a lock),
+# so fields laid out around pointer nodes sit where Taichi puts them (Taichi's test of a matrix
+# field's dynamic-index stride depends on it).
+SLOT_BYTES = 16
 
 
 def _round_up(n: int, to: int) -> int:
@@ -42,14 +47,14 @@ def _round_up(n: int, to: int) -> int:
 
 def lookup_stride(node: SNode) -> int:
     """Bytes from one cell of `node`'s container to the next: a pointer's are its `u32` slots."""
-    return 4 if node.type == "pointer" else node.cell_size
+    return SLOT_BYTES if node.type == "pointer" else node.cell_size
 
 
 def container_size(node: SNode, align: int) -> tuple[int, int]:
     """Bytes and alignment of a sparse node's container in its parent's cell (its cells' size
     and alignment are set): the slots of a pointer, or the header and cells of the others."""
     if node.type == "pointer":
-        return 4 * node.num_cells, 4
+        return SLOT_BYTES * node.num_cells, 8
     align = max(align, 4)
     words = math.ceil(node.num_cells / 32) if node.type == "bitmasked" else 1
     node.header_bytes = _round_up(4 * words, align)
@@ -123,7 +128,7 @@ def cell_op(buf: np.ndarray, node: SNode, op: str, container: int, cell: int) ->
     """`op` on cell `cell` of `node`'s container at byte `container` of the tree `buf`; the
     value of is_active, append and length (0 for the others)."""
     if node.type == "pointer":
-        slot = container + 4 * cell
+        slot = container + SLOT_BYTES * cell
         v = _word(buf, slot)
         if op == "activate" and v == 0:
             _set_word(buf, slot, _allocate(buf, node))
@@ -198,7 +203,7 @@ def _step(
         cell_op(buf, node, "activate", int(offsets.flat[0]), int(cell.flat[0]))
     words = buf[: buf.nbytes // 4 * 4].view(np.uint32)
     if node.type == "pointer":
-        slot = words[(offsets + 4 * cell) // 4].astype(np.int64)
+        slot = words[(offsets + SLOT_BYTES * cell) // 4].astype(np.int64)
         return node.pool_offset + slot * node.cell_size, active & (slot != 0)
     if node.type == "bitmasked":
         mask = words[(offsets - node.header_bytes + 4 * (cell // 32)) // 4]
@@ -269,7 +274,8 @@ def _inner_slots(node: SNode) -> list[tuple[SNode, np.ndarray]]:
         for child in current.children:
             here = starts + child.offset_in_parent_cell
             if child.type == "pointer":
-                found.append((child, (here[:, None] + 4 * np.arange(child.num_cells)).ravel()))
+                slots = here[:, None] + SLOT_BYTES * np.arange(child.num_cells)
+                found.append((child, slots.ravel()))
             elif child.type != "place" and child.children:
                 cells = np.arange(child.num_cells) * child.cell_size
                 visit(child, (here[:, None] + cells).ravel())
@@ -310,7 +316,7 @@ def deactivate_all(buf: np.ndarray, node: SNode) -> None:
         starts, _ = cells(buf, parent, all_cells(parent.shape))
         starts = np.atleast_1d(starts) + sub.offset_in_parent_cell - sub.header_bytes
         if sub.type == "pointer":
-            span = 4 * sub.num_cells
+            span = SLOT_BYTES * sub.num_cells
         elif sub.type == "dynamic":
             span = sub.header_bytes + sub.num_cells * sub.cell_size
         else:

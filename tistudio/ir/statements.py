@@ -24,7 +24,12 @@ from tistudio.ir.calls import FuncCall  # noqa: F401 - re-exported, like the aut
 from tistudio.ir.ops import AtomicOpType, BinaryOpType, TaskType, TernaryOpType, UnaryOpType
 from tistudio.ir.schedule import Schedule
 from tistudio.ir.snode import SNode
-from tistudio.ir.snode_ops import PoolCell, SNodeCellOp, SNodeOp  # noqa: F401 - re-exported
+from tistudio.ir.snode_ops import (  # noqa: F401 - re-exported
+    GetAddr,
+    PoolCell,
+    SNodeCellOp,
+    SNodeOp,
+)
 from tistudio.ir.stmt import Block, Stmt
 from tistudio.ir.types import PrimitiveType
 

@@ -51,12 +51,15 @@ deactivate_all_snodes = deactivate_all_trees  # Taichi's name
 
 
 def get_addr(f: Any, indices: Any) -> int:
-    """The address of element `indices` of field `f` (Python scope), as Taichi's."""
+    """The address of element `indices` of field `f` (in a kernel: `frontend/sparse_ops.py`)."""
     snode = f.snode.ptr if hasattr(f, "snode") else f.ptr
     tree = impl.get_program().tree_of(snode)
     key = indices if isinstance(indices, (list, tuple)) else [indices]
     offsets, _, _ = layout.walk(tree.buffer, snode, [np.int64(i) for i in key])
     return tree.address + int(offsets)
+
+
+get_addr.__ti_builtin__ = "get_addr"  # type: ignore[attr-defined]
 
 
 class _Namespace:

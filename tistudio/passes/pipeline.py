@@ -18,7 +18,7 @@ from tistudio.events import bus
 from tistudio.frontend.errors import TaichiCompilationError
 from tistudio.ir.final_ir import check_final_ir
 from tistudio.ir.printer import print_ir_with_lines
-from tistudio.ir.statements import GlobalPtr, Offloaded
+from tistudio.ir.statements import GetAddr, GlobalPtr, Offloaded
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.verifier import verify
 from tistudio.passes import (
@@ -251,6 +251,11 @@ def _check_sparse(kernel: Kernel, ctx: PassContext) -> None:
     if ctx.config.arch != "gpu":
         return
     for stmt in kernel.walk():
+        if isinstance(stmt, GetAddr):
+            raise TaichiCompilationError(
+                "ti.get_addr() gives an address in the CPU's memory: not supported on the GPU",
+                stmt.loc,
+            )
         snode = getattr(stmt, "snode", None)
         sparse = [n for n in snode.path() if n.is_sparse] if snode is not None else []
         if sparse:

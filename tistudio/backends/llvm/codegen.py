@@ -473,6 +473,7 @@ class TaskEmitter(AdStackEmitter):
 
     emit_SNodeCellOp = sparse.emit_cell_op  # sparse SNodes: see sparse.py
     emit_PoolCell = sparse.emit_pool_cell
+    emit_GetAddr = sparse.emit_get_addr
 
     def emit_GetCh(self, stmt: s.GetCh) -> None:
         ptr = self.values[stmt.ptr]

@@ -33,11 +33,16 @@ def emit_pool_cell(emitter: Any, stmt: s.PoolCell) -> None:
     emitter.values[stmt] = emitter.byte_offset(pool, offset, emitter.name_of(stmt))
 
 
+def emit_get_addr(emitter: Any, stmt: s.GetAddr) -> None:
+    emitter.values[stmt] = emitter.builder.ptrtoint(emitter.values[stmt.ptr], I64)
+
+
 def emit_cell_op(emitter: Any, stmt: s.SNodeCellOp) -> None:
     node, b = stmt.snode, emitter.builder
     container, cell = emitter.values[stmt.ptr], emitter.values[stmt.index]
     if node.type == "pointer":
-        slot = emitter.byte_offset(container, b.mul(b.sext(cell, I64), ir.Constant(I64, 4)), "")
+        step = ir.Constant(I64, sparse.SLOT_BYTES)
+        slot = emitter.byte_offset(container, b.mul(b.sext(cell, I64), step), "")
         result = _pointer(emitter, node, stmt.op, slot)
     elif node.type == "bitmasked":
         result = _bitmasked(emitter, node, stmt.op, container, cell)

@@ -379,7 +379,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
     def emit_SNodeCellOp(self, stmt: Stmt) -> None:  # sparse SNodes: the CPU only so far
         raise UnsupportedOnBackend(stmt, BACKEND, "sparse SNodes are not supported on the GPU yet")
 
-    emit_PoolCell = emit_SNodeCellOp
+    emit_PoolCell = emit_GetAddr = emit_SNodeCellOp
 
     def emit_GetCh(self, stmt: s.GetCh) -> None:
         base, offset = self.ptrs[stmt.ptr], stmt.child.offset_in_parent_cell
