@@ -118,3 +118,20 @@ def test_aot_refuses_a_sparse_field() -> None:
     module = ti.aot.Module()
     with pytest.raises(ValueError, match=r"bitmasked SNode \(S2bitmasked\).*AOT"):
         module.add_field("x", x)
+
+
+def test_an_snode_template_argument_compiles_once() -> None:
+    x = ti.field(ti.i32)
+    ti.root.pointer(ti.i, 4).dense(ti.i, 4).place(x)
+    x[5] = 1
+
+    @ti.kernel
+    def count(node: ti.template()) -> ti.i32:
+        n = 0
+        for i in node:
+            n += 1 + 0 * i
+        return n
+
+    before = impl.get_program().num_compiled
+    assert [count(x.parent(2)) for _ in range(3)] == [1, 1, 1]  # a new handle each call
+    assert impl.get_program().num_compiled == before + 1

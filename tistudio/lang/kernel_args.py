@@ -283,7 +283,8 @@ def signature_text(names: list[str], specs: list[ParamSpec], args: tuple) -> str
         if s.kind == "template":
             label = getattr(a, "name", "") or n
             shape = getattr(a, "shape", None)
-            desc = f"{label}: {a.dtype}{list(shape)}" if hasattr(a, "_ti_place_snode") else repr(a)
+            is_field = hasattr(a, "_ti_place_snode") and hasattr(a, "dtype")  # (not an SNode)
+            desc = f"{label}: {a.dtype}{list(shape)}" if is_field else repr(a)
             parts.append(f"{n}={desc}")
         elif s.kind == "ndarray":
             arr = getattr(a, "_ti_numpy_storage", a)
@@ -300,8 +301,8 @@ def template_key(arg: Any) -> Any:
     key. Keying lists by `id` reused the first list's compile for a later list that took its
     id: `k([5.0, 6.0])` returned what `k([1.0, 2.0])` had. A `@ti.data_oriented` instance
     counts by identity even where its class compares by value: its fields are its own."""
-    if hasattr(arg, "_ti_place_snode"):
-        return ("field", id(arg))
+    if hasattr(arg, "_ti_place_snode"):  # an SNode handle (x.parent()) is new on each call
+        return ("field", id(getattr(arg, "ptr", arg)))
     if hasattr(arg, "_ti_numpy_storage"):  # a ti.ndarray: a run-time argument, as in Taichi
         raise TaichiRuntimeTypeError(
             "a ti.ndarray cannot be a compile-time (ti.template()) argument: Ndarray shouldn't "
