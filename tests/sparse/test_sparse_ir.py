@@ -135,3 +135,15 @@ def test_an_snode_template_argument_compiles_once() -> None:
     before = impl.get_program().num_compiled
     assert [count(x.parent(2)) for _ in range(3)] == [1, 1, 1]  # a new handle each call
     assert impl.get_program().num_compiled == before + 1
+
+
+def test_the_disk_cache_key_holds_where_the_pools_are() -> None:
+    from tistudio.runtime.cache_keys import layout_text
+
+    x = ti.field(ti.f32)
+    ptr = ti.root.pointer(ti.i, 4)
+    ptr.dense(ti.i, 8).place(x)
+    x[0] = 1.0  # materialise
+    node = ptr.ptr
+    expected = f"pool@{node.pool_offset}x{node.pool_capacity} meta@{node.meta_offset}"
+    assert expected in layout_text(impl.get_program())

@@ -79,6 +79,11 @@ def quant_text(node: SNode) -> str:
     )
 
 
+def pool_text(node: SNode) -> str:
+    """Where a pointer node's pool and its counters are (ir/sparse.py)."""
+    return f" pool@{node.pool_offset}x{node.pool_capacity} meta@{node.meta_offset}"
+
+
 def layout_text(program: Program) -> str:
     """Every materialised field of `program` with its geometry: the memory kernels address."""
     lines: list[str] = []
@@ -88,6 +93,7 @@ def layout_text(program: Program) -> str:
             f"S{node.id} {node.type} t{node.tree_id} {node.axes} {node.sizes} {node.dtype} "
             f"@{node.offset_in_parent_cell} x{node.cell_size}"
             + (quant_text(node) if node.quant is not None else "")
+            + (pool_text(node) if node.type == "pointer" else "")
         )
         for child in node.children:
             visit(child)
