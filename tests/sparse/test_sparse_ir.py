@@ -41,7 +41,7 @@ def test_writes_activate_and_reads_go_through_the_pool() -> None:
         return x[i]
 
     written = _final_ir(write, 3)
-    assert "activate [S1pointer]::cell(" in written  # both sparse levels activate
+    assert " : activate [S1pointer]::cell(" in written  # both levels activate (no value)
     assert "activate [S2bitmasked]::cell(" in written
     assert "[S1pointer]::pool(" in written  # slot load, then the pool cell
     read_ir = _final_ir(read, 3)

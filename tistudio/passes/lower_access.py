@@ -92,9 +92,8 @@ def _lower(stmt: GlobalPtr | SNodeOp, indices: list[Stmt], activate: bool, quiet
             continue
         if isinstance(stmt, SNodeOp) and node is snode:
             cell = _cell(_cell_terms(indices, levels, depth, out), out)
-            address = ix.emit(
-                out, SNodeCellOp(stmt.op, node, address, cell, ret_type=stmt.ret_type)
-            )
+            address = SNodeCellOp(stmt.op, node, address, cell, ret_type=stmt.ret_type)
+            out.append(address)  # (activate and deactivate have no value: no ix.emit type)
         elif node.is_sparse:
             address = _sparse_step(node, address, indices, levels, depth, out, activate, quiet)
         else:
@@ -121,7 +120,7 @@ def _sparse_step(
     load and pool cell, or a bitmasked or dynamic level's dense lookup."""
     cell = _cell(_cell_terms(indices, levels, depth, out), out)
     if activate and node.id not in quiet:
-        ix.emit(out, SNodeCellOp(SNodeOpType.activate, node, container, cell))
+        out.append(SNodeCellOp(SNodeOpType.activate, node, container, cell))
     if node.type != "pointer":
         return ix.emit(out, SNodeLookup(node, container, cell, ret_type=_GEN_PTR))
     slot_ptr = ix.emit(out, SNodeLookup(node, container, cell, ret_type=PointerType(i32)))
