@@ -73,6 +73,8 @@ _LAZY_NAMES = {
     "round rsqrt select sin sqrt static static_assert static_print tan tanh zero",
     "tistudio.lang.real_func": "real_func ref",
     "tistudio.lang.snode": "axes i ij ijk ijkl ik j jk k l root",
+    "tistudio.lang.sparse": "activate append deactivate deactivate_all_snodes get_addr is_active "
+    "length no_activate rescale_index sparse",
     "tistudio.lang.struct": "Struct StructField dataclass",
     "tistudio.lang.types": "template types",
 }
