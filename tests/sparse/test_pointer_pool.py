@@ -123,3 +123,29 @@ def test_deactivating_an_outer_pointer_frees_the_pointer_cells_inside_it() -> No
         assert x[31] == 0
     bump, free, _ = _counters(inner)
     assert bump - free == 0 and bump <= 16
+
+
+def test_deactivate_all_zeroes_the_used_part_of_the_pool_only() -> None:
+    x = ti.field(ti.f32)
+    block = ti.root.pointer(ti.i, 64)
+    block.dense(ti.i, 4).place(x)
+
+    @ti.kernel
+    def write(n: ti.i32, v: ti.f32):
+        for i in range(n):
+            x[i] = v
+
+    write(40, 3.0)  # 10 blocks: pool cells 1..10
+    node = block.ptr
+    buffer = impl.get_program().tree_of(node).buffer
+    cells = buffer[node.pool_offset :].view(np.float32)[: 65 * 4].reshape(65, 4)
+    bump, _, _ = _counters(block)
+    assert bump == 10
+    cells[bump + 1 :] = 7.0  # beyond the bump counter: never handed out (a marker here)
+    block.deactivate_all()
+    assert (cells[: bump + 1] == 0).all()  # every cell handed out is zero again
+    assert (cells[bump + 1 :] == 7.0).all()  # the rest was not written (no memset of the pool)
+    assert _counters(block) == (0, 0, 0)
+    cells[bump + 1 :] = 0.0
+    write(16, 1.0)  # reuses cells 1..4 from the bump counter: they read zeros before the write
+    assert x.to_numpy()[:20].tolist() == [1.0] * 16 + [0.0] * 4

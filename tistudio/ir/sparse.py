@@ -302,12 +302,15 @@ def all_cells(shape: tuple[int, ...]) -> list[np.ndarray]:
 def deactivate_all(buf: np.ndarray, node: SNode) -> None:
     """Deactivate every cell of `node` and of the sparse nodes below it (Taichi's
     `snode.deactivate_all()`): pools emptied, slots, masks and lengths zeroed; a dynamic
-    node's cells zeroed too."""
+    node's cells zeroed too. A pool is zeroed only up to its bump counter: the cells beyond it
+    were never handed out, so they are still zero (one memset of the used prefix, not of the
+    pool's worst case)."""
     for sub in _nodes(node):
         if sub.type == "pointer":
+            counters = buf[sub.meta_offset : sub.meta_offset + META_BYTES].view(np.uint32)
+            used = min(int(counters[0]), sub.pool_capacity) + 1  # the ambient cell and 1..bump
             buf[sub.meta_offset : sub.meta_offset + META_BYTES] = 0
-            end = sub.pool_offset + (sub.pool_capacity + 1) * sub.cell_size
-            buf[sub.pool_offset : end] = 0
+            buf[sub.pool_offset : sub.pool_offset + used * sub.cell_size] = 0
     for sub in _nodes(node):
         if not sub.is_sparse:
             continue
