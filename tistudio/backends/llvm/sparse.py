@@ -142,8 +142,14 @@ def _bitmasked(
     )
     word = emitter.byte_offset(container, offset, "")
     bit = b.shl(_ONE, b.and_(cell, ir.Constant(I32, 31)))
-    if op is SNodeOpType.activate:
+    if op is SNodeOpType.activate:  # a set bit (most writes) costs a load, not an atomic
+        set_bit, done = _blocks(b, "set_bit", "bit_set")
+        mask = b.load_atomic(word, "monotonic", 4, typ=I32)
+        b.cbranch(b.icmp_unsigned("==", b.and_(mask, bit), _ZERO), set_bit, done)
+        b.position_at_end(set_bit)
         b.atomic_rmw("or", word, bit, SEQ)
+        b.branch(done)
+        b.position_at_end(done)
     elif op is SNodeOpType.deactivate:
         b.atomic_rmw("and", word, b.xor(bit, ir.Constant(I32, -1)), SEQ)
     else:
