@@ -10,18 +10,33 @@ read-only file mapping).
 
 from __future__ import annotations
 
+from tistudio.ir.ops import SNodeOpType
 from tistudio.ir.snode import SNode
+from tistudio.ir.snode_ops import SNodeCellOp, SNodeOp
 from tistudio.ir.statements import AtomicCAS, AtomicOp, ExternalPtr, GetCh, GlobalStore
 from tistudio.ir.stmt import Kernel, Stmt
 
 
 def written_snodes(kernel: Kernel) -> list[SNode]:
-    """Place SNodes a kernel may write (for `field_written` events)."""
+    """Place SNodes a kernel may write (for `field_written` events), with those under a sparse
+    node it activates or deactivates (their activity, and a pointer's values, change)."""
     found: dict[int, SNode] = {}
     for ptr in _write_targets(kernel):
         if isinstance(ptr, GetCh) and ptr.child.type == "place":
             found[ptr.child.id] = ptr.child
+    for stmt in kernel.walk():
+        if isinstance(stmt, SNodeOp | SNodeCellOp) and stmt.op in _CHANGES_ACTIVITY:
+            found.update((p.id, p) for p in _places_under(stmt.snode))
     return list(found.values())
+
+
+_CHANGES_ACTIVITY = (SNodeOpType.activate, SNodeOpType.deactivate, SNodeOpType.append)
+
+
+def _places_under(node: SNode) -> list[SNode]:
+    if node.type == "place":
+        return [node]
+    return [p for child in node.children for p in _places_under(child)]
 
 
 def written_ndarrays(kernel: Kernel) -> dict[int, str]:
