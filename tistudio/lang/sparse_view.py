@@ -64,3 +64,15 @@ class SparseView:
         exhausted = sparse.collect(self.buffer, self.snode.path()[0])
         if exhausted:
             raise TaichiRuntimeError(sparse.exhausted_message(exhausted[0]))
+
+
+def active_cells(field: Any, snode: SNode | None = None) -> np.ndarray | None:
+    """Read only: whether each element of `field` (or each cell of `snode`, a node on its
+    path) is active, every sparse level above it included, in the shape of its index space;
+    None for a field on an all-dense path. Activates nothing (the field viewer's picture)."""
+    view = field._host_view()
+    if not isinstance(view, SparseView):
+        return None
+    node = snode or view.snode
+    mask = sparse.active_mask(view.buffer, node, sparse.all_cells(node.shape))
+    return np.asarray(mask, bool).reshape(node.shape)

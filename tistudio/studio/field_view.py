@@ -2,8 +2,10 @@
 
 1D fields are drawn as a line, 2D as a heat map with a colour bar, 3D as one slice chosen with a
 slider (the whole volume travels once per frame, so the slider works without the kernel), and
-vector fields as their magnitude with optional arrows. The widget listens to `field_written`
-events and redraws at most `max_fps` times a second.
+vector fields as their magnitude with optional arrows. A sparse field's inactive elements are
+drawn hatched grey, apart from active zeros, with the block grid of its sparse levels
+(`activity.py`). The widget listens to `field_written` events and redraws at most `max_fps`
+times a second.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ import traitlets
 
 from tistudio.events import bus
 from tistudio.studio import frames
+from tistudio.studio.activity import Activity, read_activity
 from tistudio.studio.markup import Markup, element
 from tistudio.studio.throttle import Throttle
 
 STATIC = pathlib.Path(__file__).parent / "static"
+INACTIVE_RGB = "#c8c8c8"  # a sparse field's inactive elements (the browser hatches them too)
 COLORMAPS = ("viridis", "magma", "inferno", "plasma", "cividis", "turbo", "coolwarm", "gray")
 
 
@@ -81,6 +85,12 @@ class FieldView(anywidget.AnyWidget):
     slice_axis = traitlets.Int(0).tag(sync=True)
     slice_index = traitlets.Int(0).tag(sync=True)
     paused = traitlets.Bool(False).tag(sync=True)
+    # a sparse field: uint8 per element (1: active), C order; empty for a dense field or array
+    active = traitlets.Bytes(b"").tag(sync=True)
+    blocks = traitlets.List(traitlets.List(traitlets.Int()), []).tag(sync=True)
+    show_blocks = traitlets.Bool(True).tag(sync=True)
+    activity = traitlets.Unicode("").tag(sync=True)  # "N of M cells (x %)"
+    lengths = traitlets.Unicode("").tag(sync=True)  # a dynamic node's list lengths
     frame = traitlets.Int(0).tag(sync=True)  # bumps with every frame sent
 
     def __init__(
@@ -111,13 +121,14 @@ class FieldView(anywidget.AnyWidget):
         if live and _is_field(source):
             self._snode_ids = snode_ids(source)
             self._unsubscribe = bus.subscribe("field_written", self._on_written)
-        self.show(values)
+        self.show(values, read_activity(source))
 
     # --- frames ------------------------------------------------------------------------------
 
-    def show(self, array: Any) -> None:
-        """Draw these values now (no throttling)."""
+    def show(self, array: Any, active: Activity | None = None) -> None:
+        """Draw these values now (no throttling), with a sparse field's activity if given."""
         frame = frames.encode(np.asarray(array), self.vector)
+        frame.update(_activity_traits(active))
         depth = frame["shape"][self.slice_axis] if len(frame["shape"]) == 3 else 0
         with self.hold_sync():
             for name, value in frame.items():
@@ -129,7 +140,7 @@ class FieldView(anywidget.AnyWidget):
 
     def refresh(self) -> None:
         """Read the source again and draw it now."""
-        self.show(_values_of(self.source))
+        self.show(_values_of(self.source), read_activity(self.source))
 
     def update(self) -> None:
         """Read the source and draw it, unless a frame went out less than 1/max_fps ago (then
@@ -172,10 +183,23 @@ class FieldView(anywidget.AnyWidget):
             raise ValueError("nothing has been drawn yet")
         return frames.decode(self._last)
 
+    def current_active(self) -> np.ndarray | None:
+        """Which elements of the frame on screen are active (a sparse field), else None."""
+        if not self.active:
+            return None
+        return np.frombuffer(self.active, np.uint8).reshape(self.shape).astype(bool)
+
     def snapshot(self, path: str | pathlib.Path | None = None) -> pathlib.Path | bytes:
         """Save the frame on screen as a PNG through matplotlib (returns the path), or return
         the PNG's bytes when no path is given."""
-        png = render_png(self.current_values(), self.title, self.cmap, self.slice_index)
+        png = render_png(
+            self.current_values(),
+            self.title,
+            self.cmap,
+            self.slice_index,
+            active=self.current_active(),
+            blocks=self.blocks if self.show_blocks else [],
+        )
         if path is None:
             return png
         target = pathlib.Path(path)
@@ -206,26 +230,74 @@ class FieldView(anywidget.AnyWidget):
         return element("div", picture, caption, class_="tistudio-static")
 
 
-def render_png(values: np.ndarray, title: str, cmap: str, slice_index: int = 0) -> bytes:
-    """A PNG of `values` (1D line, 2D heat map with colour bar, 3D: one slice)."""
+def render_png(
+    values: np.ndarray,
+    title: str,
+    cmap: str,
+    slice_index: int = 0,
+    *,
+    active: np.ndarray | None = None,
+    blocks: list[list[int]] = (),  # type: ignore[assignment] - read only
+) -> bytes:
+    """A PNG of `values` (1D line, 2D heat map with colour bar, 3D: one slice); a sparse
+    field's inactive elements (`active` False) grey, with the grid of its `blocks`."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(5, 3.6), dpi=100)
     ax = fig.add_subplot()
     if values.ndim == 1:
         ax.plot(values, color="#3b7dd8", linewidth=1.2)
+        if active is not None:
+            _grey_line_gaps(ax, active, blocks)
     else:
-        picture = values[min(slice_index, values.shape[0] - 1)] if values.ndim == 3 else values
+        k = min(slice_index, values.shape[0] - 1)
+        picture = values[k] if values.ndim == 3 else values
         # i to the right and j up, as Taichi's GUI and the browser view show a field
         import matplotlib
 
         colours = matplotlib.colormaps[cmap].with_extremes(bad="#ff00ff")  # NaN/Inf: magenta
         image = ax.imshow(np.ma.masked_invalid(picture.T), cmap=colours, origin="lower")
         fig.colorbar(image, ax=ax)
+        if active is not None:
+            plane = active[k] if active.ndim == 3 else active
+            _grey_inactive(ax, plane, [b[-2:] for b in blocks])
     ax.set_title(title)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", bbox_inches="tight")
     return buffer.getvalue()
+
+
+def _grey_inactive(ax: Any, active: np.ndarray, blocks: list[list[int]]) -> None:
+    """Paint a heat map's inactive elements grey, hatched, and draw the block grid."""
+    from matplotlib.colors import ListedColormap
+
+    inactive = np.where(active, np.nan, 1.0).T
+    ax.imshow(inactive, cmap=ListedColormap([INACTIVE_RGB]), origin="lower", vmin=0, vmax=1)
+    if (~active).any():
+        ni, nj = active.shape
+        ax.contourf(
+            (~active.T).astype(float),
+            levels=[0.5, 1.5],
+            colors="none",
+            hatches=["///"],
+            extent=(0, ni - 1, 0, nj - 1),
+        )
+    for level, (bi, bj) in enumerate(blocks):
+        width = 1.2 if level < len(blocks) - 1 else 0.6
+        for x in np.arange(bi, active.shape[0], bi) - 0.5:
+            ax.axvline(x, color="white", linewidth=width, alpha=0.7)
+        for y in np.arange(bj, active.shape[1], bj) - 0.5:
+            ax.axhline(y, color="white", linewidth=width, alpha=0.7)
+
+
+def _grey_line_gaps(ax: Any, active: np.ndarray, blocks: list[list[int]]) -> None:
+    """Shade a line plot's inactive elements grey and mark its block boundaries."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], ~active, [0]]).astype(np.int8)))
+    for start, end in zip(edges[::2], edges[1::2]):
+        ax.axvspan(start - 0.5, end - 0.5, color=INACTIVE_RGB, hatch="///", alpha=0.8, lw=0)
+    for (b,) in blocks:
+        for x in np.arange(b, active.size, b) - 0.5:
+            ax.axvline(x, color="#888888", linewidth=0.6, alpha=0.6)
 
 
 def view(source: Any, **options: Any) -> FieldView:
@@ -251,4 +323,20 @@ def _stats_text(w: FieldView) -> str:
     text = f"min {w.vmin:.4g}, max {w.vmax:.4g}, mean {mean}"
     if w.nan_count or w.inf_count:
         text += f", {w.nan_count} NaN, {w.inf_count} Inf"
+    if w.activity:
+        text += f"; active: {w.activity}"
+    if w.lengths:
+        text += f"; lengths: {w.lengths}"
     return text
+
+
+def _activity_traits(found: Activity | None) -> dict[str, Any]:
+    """The viewer's sparse traits for `found` (all empty for a dense field or an array)."""
+    if found is None:
+        return {"active": b"", "blocks": [], "activity": "", "lengths": ""}
+    return {
+        "active": np.ascontiguousarray(found.mask, np.uint8).tobytes(),
+        "blocks": found.blocks,
+        "activity": found.text(),
+        "lengths": found.lengths_text(),
+    }
