@@ -115,10 +115,10 @@ class Extension(enum.Enum):
     extfunc = 8
 
 
-# What each back end supports. Sparse SNodes (pointer, bitmasked, dynamic) run on the CPU only
-# so far. Neither has meshes, block-local storage or external functions yet. Quantized types
-# (`quant`, `quant_basic`) work on both; on the GPU only in 32-bit words (WGSL atomics are
-# 32-bit). `assertion` means
+# What each back end supports. Sparse SNodes (pointer, bitmasked, dynamic) run on both (the
+# GPU's pools fit one storage binding). Neither has meshes, block-local storage or external
+# functions yet. Quantized types (`quant`, `quant_basic`) work on both; on the GPU only in
+# 32-bit words (WGSL atomics are 32-bit). `assertion` means
 # `assert` and bounds checks under `ti.init(debug=True)`. The GPU's `data64` (f64 and i64)
 # further needs the device's shader-f64 and shader-int64 features (`lang/misc.py` asks).
 EXTENSIONS: dict[str, frozenset[Extension]] = {
@@ -134,6 +134,7 @@ EXTENSIONS: dict[str, frozenset[Extension]] = {
     ),
     "gpu": frozenset(
         {
+            Extension.sparse,
             Extension.data64,
             Extension.adstack,
             Extension.assertion,

@@ -158,8 +158,9 @@ SPARSE = ("pointer", "bitmasked", "dynamic")
 BIT_CONTAINERS = ("bit_struct", "quant_array")
 
 
-def finalize_layout(root: SNode) -> int:
-    """Assign cell sizes and child offsets bottom-up; return the root's size in bytes.
+def finalize_layout(root: SNode, tree_bytes: int | None = None) -> int:
+    """Assign cell sizes and child offsets bottom-up; return the root's size in bytes
+    (`tree_bytes`, if given, caps it: pointer pools are sized to fit, `sparse.place_pools`).
 
     A cell holds its children back to back, each aligned to its own alignment (at most 8 bytes),
     so fields placed under one dense node are interleaved, as Taichi lays them out.
@@ -187,4 +188,4 @@ def finalize_layout(root: SNode) -> int:
         return node.cell_size * node.num_cells, align
 
     total, _ = size_of(root)
-    return sparse.place_pools(root, total)
+    return sparse.place_pools(root, total, tree_bytes)

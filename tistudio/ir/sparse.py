@@ -73,21 +73,40 @@ def pointers(root: SNode) -> list[SNode]:
     return [n for n in _nodes(root) if n.type == "pointer"]
 
 
-def place_pools(root: SNode, dense_size: int) -> int:
+def place_pools(root: SNode, dense_size: int, tree_bytes: int | None = None) -> int:
     """Lay out each pointer node's counters, lists and pool after the tree's `dense_size`
-    bytes; return the tree's whole size."""
+    bytes; return the tree's whole size. `tree_bytes` (the GPU's: one storage binding) caps
+    the whole tree: the pools share what the dense part leaves, equally; MemoryError when
+    some pool would not hold a single cell."""
     if not any(n.is_sparse for n in _nodes(root)):
         return dense_size
     offset = _round_up(dense_size, 64)
-    for node in pointers(root):
+    nodes = pointers(root)
+    share = 0  # a pool's bytes with its lists and ambient cell, on the GPU
+    if tree_bytes is not None and nodes:
+        share = (tree_bytes - offset) // len(nodes) - META_BYTES - 192
+    for node in nodes:
         worst = math.prod(n.num_cells for n in node.path())
         cell = max(node.cell_size, 1)
         node.pool_capacity = min(worst, max(1, POOL_BYTES // cell))
+        if tree_bytes is not None:
+            if share < cell + 8 + node.cell_size:
+                raise MemoryError(_no_room(node, dense_size, tree_bytes))
+            node.pool_capacity = min(node.pool_capacity, (share - node.cell_size) // (cell + 8))
         node.meta_offset = offset
         offset = _round_up(offset + META_BYTES + 8 * node.pool_capacity, 64)
         node.pool_offset = offset
         offset = _round_up(offset + (node.pool_capacity + 1) * node.cell_size, 64)
     return _round_up(offset, 8)
+
+
+def _no_room(node: SNode, dense_size: int, tree_bytes: int | None) -> str:
+    return (
+        f"no room for the pool of pointer SNode {node.ref()} ({node.cell_size}-byte cells): "
+        f"the tree's dense part takes {dense_size:,} bytes of the {tree_bytes:,} that one GPU "
+        "storage binding holds; place the large dense fields in a tree of their own (declare "
+        "them after a kernel call, or with ti.FieldsBuilder) or make them smaller"
+    )
 
 
 # --- one operation on one cell (the interpreter's and Python scope's) -------------------------
@@ -288,8 +307,9 @@ def exhausted_message(node: SNode) -> str:
     """The error for a pointer node whose pool ran out."""
     return (
         f"the pool of pointer SNode {node.ref()} is exhausted: more than "
-        f"{node.pool_capacity:,} of its cells were active at once ({POOL_BYTES >> 20} MiB of "
-        f"{node.cell_size}-byte cells); deactivate cells you no longer need (ti.deactivate) or "
+        f"{node.pool_capacity:,} of its cells were active at once (a pool of "
+        f"{node.pool_capacity * node.cell_size / 2**20:,.1f} MiB of {node.cell_size}-byte "
+        "cells); deactivate cells you no longer need (ti.deactivate) or "
         "make its cells smaller"
     )
 

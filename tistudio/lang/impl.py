@@ -118,8 +118,8 @@ def init(
     )
     program = Program(config)
     program.offline_cache = _offline_cache(offline_cache, offline_cache_file_path, kwargs)
-    if device is not None:
-        program.use_gpu(device)
+    if device is not None:  # device_memory_GB: the most a tree with pointer pools takes
+        program.use_gpu(device, kwargs.pop("device_memory_GB", None))
     else:
         warm_up.start(program.offline_cache, config.cpu_max_num_threads, _PRELOAD)
     current.program = program

@@ -14,14 +14,18 @@ from typing import Any
 
 import numpy as np
 
+from tistudio.ir import sparse
+
 MAX_TREE_BYTES = 1 << 32  # pointers in WGSL are u32 byte offsets
+MAX_POOL_TREE_BYTES = 1 << 30  # a tree with pointer pools: one binding, at most 1 GiB
 
 
 class GpuMemory:
     """Device buffers of the trees in `trees` (the `Program`'s list, shared, not copied)."""
 
-    def __init__(self, device: Any, trees: list[Any]) -> None:
+    def __init__(self, device: Any, trees: list[Any], memory_gb: float | None = None) -> None:
         self.device, self.trees = device, trees
+        self.memory_bytes = int(memory_gb * 2**30) if memory_gb else MAX_POOL_TREE_BYTES
         self.buffers: dict[int, Any] = {}
         self.host_newer: set[int] = set()
         self.device_newer: set[int] = set()
@@ -51,7 +55,40 @@ class GpuMemory:
                 self.host_newer.discard(tree_id)
 
     def after_launch(self, written: Iterable[int]) -> None:
-        self.device_newer.update(written)
+        self.last_written = set(written)
+        self.device_newer.update(self.last_written)
+
+    last_written: set[int] = set()  # the trees the last launch wrote
+
+    def tree_budget(self) -> int:
+        """The most bytes a tree with pointer pools takes on the GPU: one storage binding
+        (pools are sized to fit it, `ir/sparse.place_pools`), at most `ti.init`'s
+        `device_memory_GB` (default `MAX_POOL_TREE_BYTES`)."""
+        return min(self.device.caps.window_bytes, self.memory_bytes)
+
+    def collect_sparse(self, tree_id: int) -> list[Any]:
+        """After a launch: `sparse.collect` (recycled pointer cells to the free lists, zeroed)
+        on the tree's newest copy. The counters of each pool are read back (16 bytes each)
+        when the launch wrote the tree; the whole tree goes through the host only when some
+        cell was recycled or some pool overflowed. Returns the exhausted pointer nodes."""
+        tree = self.trees[tree_id]
+        nodes = sparse.pointers(tree.root)
+        if tree_id in self.device_newer:
+            if tree_id not in self.last_written:
+                return []  # collected after the launch that wrote it
+            for node in nodes:
+                self.before_host_access(tree_id, (node.meta_offset, node.meta_offset + 16))
+        pending = False
+        for node in nodes:
+            at = node.meta_offset
+            counters = tree.buffer[at : at + sparse.META_BYTES].view(np.uint32)
+            pending = pending or bool(counters[2] or counters[3])
+        if not pending:
+            return []
+        self.before_host_access(tree_id)  # the whole tree, then collected on the host
+        exhausted = sparse.collect(tree.buffer, tree.root)
+        self.after_host_write(tree_id)
+        return exhausted
 
     def before_host_access(self, tree_id: int, span: tuple[int, int] | None = None) -> None:
         """Bring the host copy of bytes `span` (default: all) of a tree up to date; waits for

@@ -65,12 +65,13 @@ class Program:
         # every placed field by its SNode's id (`lang.field.Field`; `ti.ad` finds `.grad`s here)
         self.fields_by_snode: dict[int, Any] = {}
 
-    def use_gpu(self, device: GpuDevice) -> None:
-        """Run this program's kernels on `device`."""
+    def use_gpu(self, device: GpuDevice, memory_gb: float | None = None) -> None:
+        """Run this program's kernels on `device` (`memory_gb`: `ti.init(device_memory_GB)`,
+        the most bytes a tree with pointer pools takes there)."""
         # imported for the GPU only: the WebGPU back end's modules cost ~9 ms to import
         from tistudio.backends.webgpu.backend import WebGpuBackend
 
-        self.gpu = GpuMemory(device, self.trees)
+        self.gpu = GpuMemory(device, self.trees, memory_gb)
         self._backend = WebGpuBackend(device, self.gpu)
 
     # --- SNodes and memory -----------------------------------------------------------------
@@ -96,7 +97,12 @@ class Program:
             return
         root = self.pending
         assert root is not None
-        size = max(finalize_layout(root), 1)
+        try:  # on the GPU, pointer pools share what one storage binding holds
+            size = max(finalize_layout(root, self.gpu.tree_budget() if self.gpu else None), 1)
+        except MemoryError:
+            self.pending = None
+            self.discarded_roots.add(root.id)
+            raise
         try:
             raw = np.zeros(size + _ALIGN, dtype=np.uint8)
         except (MemoryError, ValueError):  # (ValueError: beyond NumPy's largest array)
@@ -116,7 +122,10 @@ class Program:
     def collect_sparse(self) -> str:
         """After a launch: recycle deactivated pointer cells; the error if a pool ran out."""
         for tree in self.pointer_trees:
-            exhausted = sparse.collect(tree.buffer, tree.root)
+            if self.gpu is not None:  # on the device's copy (gpu_memory.py)
+                exhausted = self.gpu.collect_sparse(tree.id)
+            else:
+                exhausted = sparse.collect(tree.buffer, tree.root)
             if exhausted:
                 return sparse.exhausted_message(exhausted[0])
         return ""

@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterator
 
 from tistudio.backends.errors import UnsupportedOnBackend
-from tistudio.backends.webgpu import ieee, random, wgsl
+from tistudio.backends.webgpu import ieee, random, sparse, wgsl
 from tistudio.backends.webgpu.adstack import AdStackEmitter
 from tistudio.backends.webgpu.debug_checks import emit_assert
 from tistudio.backends.webgpu.f64math import F32_MATH, F64_MATH
@@ -26,6 +26,7 @@ from tistudio.backends.webgpu.memory import MemoryEmitter, Ptr, Unexpressible
 from tistudio.backends.webgpu.printing import emit_print
 from tistudio.backends.webgpu.resources import ArgsLayout, Caps, ShaderResources
 from tistudio.backends.webgpu.rounding import ROUNDING_HELPERS
+from tistudio.ir import sparse as sparse_layout
 from tistudio.ir import statements as s
 from tistudio.ir.ops import AtomicOpType, TaskType
 from tistudio.ir.ops import BinaryOpType as B
@@ -281,6 +282,9 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         if stmt.ptr in self.locals:
             self.let(stmt, self.locals[stmt.ptr])
             return
+        if _is_slot(stmt.ptr):  # a pointer cell's slot: atomically, as activations write it
+            sparse.emit_slot_load(self, stmt, self.ptrs[stmt.ptr])
+            return
         self.reg(stmt, stmt.ret_type)
         name = self.name_of(stmt)
         self.load_global(name, self.ptrs[stmt.ptr], stmt.ret_type)
@@ -371,15 +375,19 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         if s.is_const(stmt.index, 0):
             self.ptrs[stmt] = base
             return
-        term = f"u32({self.value(stmt.index)}) * {stmt.snode.cell_size}u"
+        term = f"u32({self.value(stmt.index)}) * {sparse_layout.lookup_stride(stmt.snode)}u"
         self.address(
             stmt, base.resource, term if base.offset == "0u" else f"{base.offset} + {term}"
         )
 
-    def emit_SNodeCellOp(self, stmt: Stmt) -> None:  # sparse SNodes: the CPU only so far
-        raise UnsupportedOnBackend(stmt, BACKEND, "sparse SNodes are not supported on the GPU yet")
+    def emit_SNodeCellOp(self, stmt: s.SNodeCellOp) -> None:
+        sparse.emit_cell_op(self, stmt)  # ti.activate, is_active, append, ... (sparse.py)
 
-    emit_PoolCell = emit_GetAddr = emit_SNodeCellOp
+    def emit_PoolCell(self, stmt: s.PoolCell) -> None:
+        sparse.emit_pool_cell(self, stmt)
+
+    def emit_GetAddr(self, stmt: Stmt) -> None:
+        raise UnsupportedOnBackend(stmt, BACKEND, "ti.get_addr (an address in the CPU's memory)")
 
     def emit_GetCh(self, stmt: s.GetCh) -> None:
         base, offset = self.ptrs[stmt.ptr], stmt.child.offset_in_parent_cell
@@ -497,6 +505,10 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
             self.reg(stmt, dtype)
             self.store_global(Ptr("ret", f"{8 * k}u"), *_widened(dtype, self.value(value)))
         self.line("return;")
+
+
+def _is_slot(ptr: Stmt) -> bool:
+    return isinstance(ptr, s.SNodeLookup) and ptr.snode.type == "pointer"
 
 
 def _widened(dtype: PrimitiveType, value: str) -> tuple[PrimitiveType, str]:
