@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tistudio as ti
+from tistudio.lang import sparse as sp
 
 
 @pytest.fixture(autouse=True)
@@ -67,3 +68,59 @@ def test_every_bit_is_set_when_threads_race_on_one_mask_word() -> None:
     write()
     assert count() == 256
     assert np.count_nonzero(x.to_numpy()) == 1024
+
+
+def _final_ir(kernel, *args) -> str:
+    return kernel.compile_report(*args).passes[-1].ir_text
+
+
+@pytest.mark.parametrize("kind", ["pointer", "bitmasked"])
+def test_a_struct_for_writing_its_own_cells_does_not_activate_them(kind: str) -> None:
+    x = ti.field(ti.f32)
+    block = getattr(ti.root, kind)(ti.ij, 4)
+    block.dense(ti.ij, 8).place(x)
+
+    @ti.kernel
+    def update():
+        for i, j in x:
+            x[i, j] = 0.5 * x[i, j] + 1.0  # the loop's own cell: active already
+
+    @ti.kernel
+    def transpose():
+        for i, j in x:
+            x[j, i] = x[i, j] + 1.0  # another cell, maybe inactive: activates
+
+    @ti.kernel
+    def active(a: ti.i32, b: ti.i32) -> ti.i32:
+        return sp.is_active(block, [a, b])
+
+    assert f"activate [S1{kind}]" not in _final_ir(update)
+    assert f"activate [S1{kind}]" in _final_ir(transpose)
+    x[3, 10] = 4.0
+    update()
+    assert x[3, 10] == 3.0 and active(0, 1) == 1
+    transpose()
+    assert x[10, 3] == 4.0 and active(1, 0) == 1
+
+
+def test_a_struct_for_that_deactivates_or_loops_over_blocks_still_activates() -> None:
+    x = ti.field(ti.i32)
+    block = ti.root.pointer(ti.i, 4)
+    block.dense(ti.i, 4).place(x)
+
+    @ti.kernel
+    def drop_and_write():
+        for i in x:
+            sp.deactivate(block, [i // 4])
+            x[i] = 2
+
+    @ti.kernel
+    def per_block():
+        for b in block:  # b numbers blocks, x[b] is an element of block 0
+            x[b] = 5
+
+    assert "activate [S1pointer]" in _final_ir(drop_and_write)
+    assert "activate [S1pointer]" in _final_ir(per_block)
+    x[9] = 1
+    per_block()
+    assert x.to_numpy().tolist() == [0, 0, 5, 0] + [0] * 5 + [1] + [0] * 6

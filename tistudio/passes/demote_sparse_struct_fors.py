@@ -17,7 +17,16 @@ import math
 
 from tistudio.ir.ops import BinaryOpType, SNodeOpType, TaskType
 from tistudio.ir.snode import SNode
-from tistudio.ir.statements import BinaryOp, Const, If, LoopIndex, Offloaded, RangeFor, SNodeOp
+from tistudio.ir.statements import (
+    BinaryOp,
+    Const,
+    GlobalPtr,
+    If,
+    LoopIndex,
+    Offloaded,
+    RangeFor,
+    SNodeOp,
+)
 from tistudio.ir.stmt import Block, Kernel, Stmt, walk
 from tistudio.ir.types import i32, u1
 from tistudio.passes import index_math as ix
@@ -33,9 +42,37 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
             and task.snode is not None
             and not task.snode.is_path_all_dense()
         ):
+            weak = _weak_writes(task, task.snode)
+            if weak:
+                kernel.weak_access = getattr(kernel, "weak_access", set()) | weak  # type: ignore[attr-defined]
             _demote(task, task.snode)
             changed = True
     return changed
+
+
+def _weak_writes(task: Offloaded, snode: SNode) -> set[GlobalPtr]:
+    """The field pointers of the loop body that need not activate (`lower_access` reads
+    `kernel.weak_access`), as Taichi's `WeakenAccess`: an element of a field under the same
+    levels as the loop's, at the loop's own indices, is in a cell the loop found active. Kept
+    stricter than Taichi's (the same nodes down to the place, not only the same sparse level,
+    and no deactivation in the body), so the loop's cell is the element's cell and is still
+    active when written. A bitmasked write then skips its mask, a pointer write its slot test."""
+    if any(isinstance(s, SNodeOp) and s.op is SNodeOpType.deactivate for s in walk(task.body)):
+        return set()
+    levels = [n for n in snode.path() if n.type != "place"]
+    weak = set()
+    for stmt in walk(task.body):
+        if (
+            isinstance(stmt, GlobalPtr)
+            and [n for n in stmt.snode.path() if n.type != "place"] == levels
+            and all(
+                isinstance(i, LoopIndex) and i.loop is task and i.index == k
+                for k, i in enumerate(stmt.indices)
+            )
+            and len(stmt.indices) == snode.num_axes
+        ):
+            weak.add(stmt)
+    return weak
 
 
 def _demote(task: Offloaded, snode: SNode) -> None:

@@ -50,11 +50,13 @@ _GEN_PTR = PointerType(gen)
 def run(kernel: Kernel, ctx: PassContext) -> bool:
     written = _written(kernel)
     quiet = {s.id for s in getattr(kernel, "no_activate", ())}  # ti.no_activate's nodes
+    weak = getattr(kernel, "weak_access", set())  # a struct-for's own cells (already active)
     lowered: dict[Stmt, Stmt] = {}
     for stmt in kernel.walk():
         redirect_operands(stmt, lowered)  # every use of a pointer comes after it
         if isinstance(stmt, GlobalPtr):
-            lowered[stmt] = _lower(stmt, stmt.indices, stmt in written, quiet)
+            activate = stmt in written and stmt not in weak
+            lowered[stmt] = _lower(stmt, stmt.indices, activate, quiet)
         elif isinstance(stmt, SNodeOp):
             lowered[stmt] = _lower(stmt, stmt.indices, stmt.op in _ACTIVATING, quiet)
     return bool(lowered)
