@@ -1,11 +1,13 @@
 // field_view.js: a live picture of a field. 1D: a line; 2D: a heat map (i to the right, j up,
 // as Taichi's GUI shows fields) with a colour bar; 3D: one slice picked with a slider; vector
-// fields: magnitude with optional arrows. NaN and Inf get colours no colour map uses. Frames
-// arrive as bytes (float32, or uint8 codes, see frames.py) and are drawn at most once per
-// animation frame. Plain ES module, no dependencies.
+// fields: magnitude with optional arrows. NaN and Inf get colours no colour map uses. A sparse
+// field's inactive elements are grey and hatched, with the grid of its sparse blocks (activity.py).
+// Frames arrive as bytes (float32, or uint8 codes, see frames.py) and are drawn at most once
+// per animation frame. Plain ES module, no dependencies.
 
 const LEVELS = 250, NAN_CODE = 251, POS_INF_CODE = 252, NEG_INF_CODE = 253;
 const NAN_RGB = [255, 0, 255], INF_RGB = [0, 229, 255];
+const INACTIVE_RGB = [200, 200, 200], HATCH = "rgb(150,150,150)";
 const MAX_SIDE = 420;
 
 function h(tag, cls, text) {
@@ -29,6 +31,13 @@ function values(model) {
   if (!dv || dv.byteLength === 0) return null;
   if (model.get("encoding") === "u8") return new Uint8Array(dv.buffer, dv.byteOffset, dv.byteLength);
   return new Float32Array(dv.buffer.slice(dv.byteOffset, dv.byteOffset + dv.byteLength));
+}
+
+function activeMask(model) {
+  // one byte per element (1: active) for a sparse field, else null
+  const dv = model.get("active");
+  if (!dv || dv.byteLength === 0) return null;
+  return new Uint8Array(dv.buffer, dv.byteOffset, dv.byteLength);
 }
 
 function valueAt(model, raw, k) {
@@ -134,7 +143,69 @@ function paintHeat(canvas, model, raw, cache) {
   const ctx = canvas.getContext("2d");
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(cache.off, 0, 0, canvas.width, canvas.height);
+  const mask = activeMask(model);
+  if (mask) paintInactive(ctx, mask, cache, ni, nj, plane(model)[2], canvas);
+  if (mask && model.get("show_blocks")) paintBlocks(ctx, planeBlocks(model), ni, nj, canvas);
   if (model.get("vector") && model.get("show_arrows")) paintArrows(ctx, model, ni, nj, canvas);
+}
+
+function paintInactive(ctx, mask, cache, ni, nj, at, canvas) {
+  // the inactive elements in grey, scaled like the picture, hatched only where they are
+  if (!cache.mask || cache.mask.width !== ni || cache.mask.height !== nj) {
+    cache.mask = new ImageData(ni, nj);
+    cache.maskOff = new OffscreenCanvas(ni, nj);
+  }
+  const px = new Uint32Array(cache.mask.data.buffer);
+  const grey = new Uint32Array(new Uint8ClampedArray([...INACTIVE_RGB, 255]).buffer)[0];
+  for (let i = 0; i < ni; i++) {
+    for (let j = 0; j < nj; j++) px[(nj - 1 - j) * ni + i] = mask[at(i, j)] ? 0 : grey;
+  }
+  cache.maskOff.getContext("2d").putImageData(cache.mask, 0, 0);
+  const w = canvas.width, hgt = canvas.height;
+  if (!cache.layer || cache.layer.width !== w || cache.layer.height !== hgt) cache.layer = new OffscreenCanvas(w, hgt);
+  const layer = cache.layer.getContext("2d");
+  layer.globalCompositeOperation = "source-over";
+  layer.clearRect(0, 0, w, hgt);
+  layer.imageSmoothingEnabled = false;
+  layer.drawImage(cache.maskOff, 0, 0, w, hgt);
+  layer.globalCompositeOperation = "source-atop"; // hatch lines land on the grey only
+  layer.strokeStyle = HATCH;
+  layer.lineWidth = 1;
+  layer.beginPath();
+  for (let d = -hgt; d < w; d += 6) {
+    layer.moveTo(d, hgt);
+    layer.lineTo(d + hgt, 0);
+  }
+  layer.stroke();
+  ctx.drawImage(cache.layer, 0, 0);
+}
+
+function planeBlocks(model) {
+  // each sparse level's block size along the picture's two axes
+  const blocks = model.get("blocks");
+  if (model.get("shape").length !== 3) return blocks;
+  const [a, b] = [0, 1, 2].filter((x) => x !== model.get("slice_axis"));
+  return blocks.map((block) => [block[a], block[b]]);
+}
+
+function paintBlocks(ctx, blocks, ni, nj, canvas) {
+  // grid lines at block boundaries, thicker for outer levels
+  const sx = canvas.width / ni, sy = canvas.height / nj;
+  blocks.forEach(([bi, bj], level) => {
+    ctx.strokeStyle = "rgba(255,255,255,0.7)";
+    ctx.lineWidth = level < blocks.length - 1 ? 2 : 1;
+    ctx.beginPath();
+    for (let i = bi; i < ni; i += bi) {
+      ctx.moveTo(Math.round(i * sx) + 0.5, 0);
+      ctx.lineTo(Math.round(i * sx) + 0.5, canvas.height);
+    }
+    for (let j = bj; j < nj; j += bj) {
+      const y = Math.round(canvas.height - j * sy) + 0.5;
+      ctx.moveTo(0, y);
+      ctx.lineTo(canvas.width, y);
+    }
+    ctx.stroke();
+  });
 }
 
 function paintArrows(ctx, model, ni, nj, canvas) {
@@ -178,6 +249,8 @@ function paintLine(canvas, model, raw) {
   const X = (i) => pad.l + (n > 1 ? (i * w) / (n - 1) : w / 2);
   const Y = (v) => pad.t + hgt - ((v - lo) * hgt) / (hi - lo);
   ctx.clearRect(0, 0, canvas.width, canvas.height);
+  const mask = activeMask(model);
+  if (mask) paintLineActivity(ctx, model, mask, X, pad.t, hgt);
   ctx.strokeStyle = "rgba(128,128,128,0.25)";
   for (let g = 0; g <= 4; g++) {
     ctx.beginPath();
@@ -203,6 +276,26 @@ function paintLine(canvas, model, raw) {
   }
   ctx.stroke();
   return { X, n, w, pad };
+}
+
+function paintLineActivity(ctx, model, mask, X, top, hgt) {
+  // grey bands over inactive elements, and a line at each block boundary
+  const n = mask.length, half = n > 1 ? (X(1) - X(0)) / 2 : 4;
+  ctx.fillStyle = `rgb(${INACTIVE_RGB})`;
+  for (let i = 0; i < n; i++) {
+    if (!mask[i]) ctx.fillRect(X(i) - half, top, 2 * half, hgt);
+  }
+  if (!model.get("show_blocks")) return;
+  ctx.strokeStyle = HATCH;
+  ctx.lineWidth = 1;
+  for (const [b] of model.get("blocks")) {
+    ctx.beginPath();
+    for (let i = b; i < n; i += b) {
+      ctx.moveTo(Math.round(X(i) - half) + 0.5, top);
+      ctx.lineTo(Math.round(X(i) - half) + 0.5, top + hgt);
+    }
+    ctx.stroke();
+  }
 }
 
 // --- colour bar, statistics, tooltip ------------------------------------------------------
@@ -240,11 +333,14 @@ function paintStats(box, model, fps) {
   nan.prepend(swatch(NAN_RGB));
   const inf = row("Inf", String(model.get("inf_count")), model.get("inf_count") ? "bad ti-inf" : "ti-inf");
   inf.prepend(swatch(INF_RGB));
+  if (model.get("activity")) row("active", model.get("activity"), "ti-active").prepend(swatch(INACTIVE_RGB, "inactive"));
+  if (model.get("lengths")) row("lengths", model.get("lengths"), "ti-lengths");
   row("frame", `${model.get("frame")}` + (fps ? ` · ${fps.toFixed(0)} fps` : ""));
 }
 
-function swatch(rgb) {
+function swatch(rgb, title) {
   const s = h("span", "ti-swatch");
+  if (title) s.title = title;
   s.style.background = `rgb(${rgb})`;
   return s;
 }
@@ -271,6 +367,15 @@ function toolbar(el, model, state, redraw) {
     model.save_changes();
   };
   if (model.get("vector")) bar.append(arrows);
+  const blocks = bar.appendChild(h("label", "ti-muted ti-blocks"));
+  const grid = blocks.appendChild(h("input"));
+  grid.type = "checkbox";
+  grid.checked = model.get("show_blocks");
+  blocks.append(" blocks");
+  grid.onchange = () => {
+    model.set("show_blocks", grid.checked);
+    model.save_changes();
+  };
   const slice = bar.appendChild(h("span", "ti-slice"));
   bar.append(h("span", "ti-spacer"));
   const status = bar.appendChild(h("span", "ti-paused"));
@@ -284,7 +389,7 @@ function toolbar(el, model, state, redraw) {
     model.save_changes();
     if (!state.paused) redraw();
   };
-  return { bar, cmap, slice };
+  return { bar, cmap, slice, blocks };
 }
 
 function paintSlice(span, model, redraw) {
@@ -324,6 +429,7 @@ function hover(event, canvas, model, state, tip) {
     const i = Math.round(((x - 8) / (canvas.width - 16)) * (n - 1));
     if (i < 0 || i >= n) return (tip.style.display = "none");
     text = `${name}[${i}] = ${fmt(valueAt(model, raw, i))}`;
+    if (activeMask(model) && !activeMask(model)[i]) text += " (inactive)";
   } else {
     const [ni, nj, at] = plane(model);
     const i = Math.floor((x / rect.width) * ni), j = nj - 1 - Math.floor((y / rect.height) * nj);
@@ -331,6 +437,7 @@ function hover(event, canvas, model, state, tip) {
     const sign = model.get("encoding") === "u8" ? "≈" : "=";
     const index = model.get("shape").length === 3 ? sliceIndex(model, i, j) : `${i}, ${j}`;
     text = `${name}[${index}] ${sign} ${fmt(valueAt(model, raw, at(i, j)))}`;
+    if (activeMask(model) && !activeMask(model)[at(i, j)]) text += " (inactive)";
   }
   tip.textContent = text;
   tip.style.display = "block";
@@ -378,6 +485,7 @@ export default {
       else paintHeat(canvas, model, state.raw, state.cache);
       cbar.style.display = oneD ? "none" : "";
       tools.cmap.style.display = oneD ? "none" : "";
+      tools.blocks.style.display = model.get("blocks").length ? "" : "none";
       if (!oneD) paintColorbar(bar, labels, model, canvas.height);
       const now = performance.now();
       state.times = [...state.times.filter((t) => now - t < 1000), now];
@@ -386,6 +494,7 @@ export default {
       el.dataset.frame = String(model.get("frame"));
       el.dataset.painted = String(++state.painted);
       el.dataset.nan = String(model.get("nan_count"));
+      el.dataset.sparse = activeMask(model) ? "1" : "0";
     }
     const onFrame = () => {
       if (!state.paused) redraw();
@@ -394,6 +503,7 @@ export default {
     model.on("change:frame", onFrame);
     model.on("change:cmap", redraw);
     model.on("change:show_arrows", redraw);
+    model.on("change:show_blocks", redraw);
     model.on("change:shape", onShape);
     canvas.addEventListener("mousemove", (e) => hover(e, canvas, model, state, tip));
     canvas.addEventListener("mouseleave", () => (tip.style.display = "none"));
@@ -404,6 +514,7 @@ export default {
       model.off("change:frame", onFrame);
       model.off("change:cmap", redraw);
       model.off("change:show_arrows", redraw);
+      model.off("change:show_blocks", redraw);
       model.off("change:shape", onShape);
     };
   },
