@@ -26,6 +26,7 @@ LIMITS = {
     "04_autodiff.ipynb": 900,
     "05_aot_export.ipynb": 1200,
     "06_cpu_vs_gpu.ipynb": 1500,
+    "07_sparse.ipynb": 900,
 }
 CELL_LIMIT = 900
 
