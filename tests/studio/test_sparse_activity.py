@@ -160,3 +160,14 @@ def test_static_picture_greys_inactive_elements_only():
     assert grey_pixels(dense) < 50  # viridis has no neutral grey (the text's edges have some)
     everywhere = render_png(values, "x", "viridis", active=np.ones((16, 16), bool))
     assert grey_pixels(everywhere) < 50
+
+
+def test_a_sparse_vector_fields_view_shows_its_components_activity():
+    tistudio.init(arch=tistudio.cpu)
+    v = tistudio.Vector.field(2, tistudio.f32)
+    tistudio.root.bitmasked(tistudio.i, 4).dense(tistudio.i, 3).place(v)
+    v[7] = [3.0, 4.0]
+    view = FieldView(v, live=False)
+    assert view.vector and view.activity == "3 of 12 cells (25 %)"
+    assert view.current_active().tolist() == [False] * 6 + [True] * 3 + [False] * 3
+    assert view.blocks == [[3]]

@@ -50,12 +50,11 @@ def read_activity(source: Any) -> Activity | None:
     """The activity of a field (a vector field: its first component's); None for an array or a
     field on an all-dense path."""
     part = (getattr(source, "components", None) or [source])[0]
-    if not (hasattr(part, "_host_view") and hasattr(part, "_ti_place_snode")):
+    place = getattr(part, "_ti_place_snode", None)
+    if place is None or place.is_path_all_dense():  # (a dense field's memory is not read)
         return None
     mask = active_cells(part)
-    if mask is None:
-        return None
-    place = part._ti_place_snode
+    assert mask is not None
     dynamic = next((n for n in place.path() if n.type == "dynamic"), None)
     lengths, capacity = None, 0
     if dynamic is not None:
