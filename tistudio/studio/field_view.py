@@ -14,6 +14,7 @@ import base64
 import io
 import math
 import pathlib
+from collections.abc import Sequence
 from typing import Any
 
 import anywidget
@@ -237,7 +238,7 @@ def render_png(
     slice_index: int = 0,
     *,
     active: np.ndarray | None = None,
-    blocks: list[list[int]] = (),  # type: ignore[assignment] - read only
+    blocks: Sequence[Sequence[int]] = (),
 ) -> bytes:
     """A PNG of `values` (1D line, 2D heat map with colour bar, 3D: one slice); a sparse
     field's inactive elements (`active` False) grey, with the grid of its `blocks`."""
@@ -267,7 +268,7 @@ def render_png(
     return buffer.getvalue()
 
 
-def _grey_inactive(ax: Any, active: np.ndarray, blocks: list[list[int]]) -> None:
+def _grey_inactive(ax: Any, active: np.ndarray, blocks: Sequence[Sequence[int]]) -> None:
     """Paint a heat map's inactive elements grey, hatched, and draw the block grid."""
     from matplotlib.colors import ListedColormap
 
@@ -290,7 +291,7 @@ def _grey_inactive(ax: Any, active: np.ndarray, blocks: list[list[int]]) -> None
             ax.axhline(y, color="white", linewidth=width, alpha=0.7)
 
 
-def _grey_line_gaps(ax: Any, active: np.ndarray, blocks: list[list[int]]) -> None:
+def _grey_line_gaps(ax: Any, active: np.ndarray, blocks: Sequence[Sequence[int]]) -> None:
     """Shade a line plot's inactive elements grey and mark its block boundaries."""
     edges = np.flatnonzero(np.diff(np.concatenate([[0], ~active, [0]]).astype(np.int8)))
     for start, end in zip(edges[::2], edges[1::2]):
