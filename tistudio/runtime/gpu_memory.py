@@ -29,6 +29,7 @@ class GpuMemory:
         self.buffers: dict[int, Any] = {}
         self.host_newer: set[int] = set()
         self.device_newer: set[int] = set()
+        self.high_water: dict[int, dict[int, int]] = {}  # tree -> pointer node -> cells
 
     def buffer(self, tree_id: int) -> Any:
         buffer = self.buffers.get(tree_id)
@@ -51,7 +52,10 @@ class GpuMemory:
             return
         for tree_id in tree_ids:
             if tree_id in self.host_newer:
-                self.device.write(self.buffer(tree_id), _padded(self.trees[tree_id].buffer))
+                host = self.trees[tree_id].buffer
+                for lo, hi in self._used_spans(tree_id) or [(0, host.nbytes)]:
+                    self.device.write(self.buffer(tree_id), _padded(host[lo:hi]), lo)
+                    self.bytes_moved += hi - lo
                 self.host_newer.discard(tree_id)
 
     def after_launch(self, written: Iterable[int]) -> None:
@@ -78,6 +82,7 @@ class GpuMemory:
                 return []  # collected after the launch that wrote it
             for node in nodes:
                 self.before_host_access(tree_id, (node.meta_offset, node.meta_offset + 16))
+            self._marks(tree_id)
         pending = False
         for node in nodes:
             at = node.meta_offset
@@ -96,11 +101,65 @@ class GpuMemory:
         if tree_id not in self.device_newer:
             return
         host = self.trees[tree_id].buffer
+        if span is None and self._pools(tree_id):  # the parts of the pools in use, not all
+            for node in self._pools(tree_id):
+                self._download(tree_id, node.meta_offset, node.meta_offset + sparse.META_BYTES)
+            spans = self._used_spans(tree_id)
+            assert spans is not None
+            for lo, hi in spans:
+                self._download(tree_id, lo, hi)
+            self.device_newer.discard(tree_id)
+            return
         lo, hi = _words(span, host.nbytes)
-        data = self.device.read(self.buffer(tree_id), hi - lo, lo)
-        host[lo:hi] = np.frombuffer(data, np.uint8, hi - lo)
+        self._download(tree_id, lo, hi)
         if (lo, hi) == (0, host.nbytes):
             self.device_newer.discard(tree_id)
+
+    bytes_moved = 0  # between host and device, both ways (for tests and profiling)
+
+    def _download(self, tree_id: int, lo: int, hi: int) -> None:
+        host = self.trees[tree_id].buffer
+        lo, hi = _words((lo, hi), host.nbytes)
+        data = self.device.read(self.buffer(tree_id), hi - lo, lo)
+        host[lo:hi] = np.frombuffer(data, np.uint8, hi - lo)
+        self.bytes_moved += hi - lo
+
+    def _pools(self, tree_id: int) -> list[Any]:
+        root = getattr(self.trees[tree_id], "root", None)  # (AOT's trees have no SNodes)
+        return sparse.pointers(root) if root is not None else []
+
+    def _marks(self, tree_id: int) -> dict[int, int]:
+        """Each pool's high-water mark: the most cells its bump counter handed out, on either
+        copy, as far as this object has seen (both copies are zero beyond it)."""
+        host = self.trees[tree_id].buffer
+        marks = self.high_water.setdefault(tree_id, {})
+        for node in self._pools(tree_id):
+            bump = int(host[node.meta_offset : node.meta_offset + 4].view(np.uint32)[0])
+            marks[node.id] = max(marks.get(node.id, 0), min(bump, node.pool_capacity))
+        return marks
+
+    def _used_spans(self, tree_id: int) -> list[tuple[int, int]] | None:
+        """The byte ranges of a tree with pointer pools that can hold anything, from the host's
+        counters (read from the device first when it is newer): everything before the first
+        pool, and of each pool its counters, its free and recycle lists up to their counts
+        and its cells up to the high-water mark. None for a tree without pools."""
+        nodes = self._pools(tree_id)
+        if not nodes:
+            return None
+        host = self.trees[tree_id].buffer
+        marks = self._marks(tree_id)
+        spans = [(0, min(node.meta_offset for node in nodes))]
+        for node in nodes:
+            meta, cap = node.meta_offset, node.pool_capacity
+            words = host[meta : meta + sparse.META_BYTES].view(np.int32)
+            free, recycled = (min(max(int(w), 0), cap) for w in words[1:3])
+            lists = meta + sparse.META_BYTES
+            spans.append((meta, lists + 4 * free))
+            spans.append((lists + 4 * cap, lists + 4 * cap + 4 * recycled))
+            spans.append(
+                (node.pool_offset, node.pool_offset + (marks[node.id] + 1) * node.cell_size)
+            )
+        return [_words(span, host.nbytes) for span in spans if span[1] > span[0]]
 
     def after_host_write(self, tree_id: int, span: tuple[int, int] | None = None) -> None:
         """Bytes `span` of the host copy changed: write them through to the device when it

@@ -158,3 +158,33 @@ def test_bitmasked_and_dynamic_under_concurrent_activation() -> None:
     tally()
     assert lengths.to_numpy().tolist() == [1024, 0] * 4
     assert not lists.to_numpy()[1::2].any()
+
+
+def test_host_copies_move_only_the_pool_cells_in_use() -> None:
+    x = ti.field(ti.f32)
+    block = ti.root.pointer(ti.i, 4096)  # a 16 MiB pool of 4 KiB cells
+    block.dense(ti.i, 1024).place(x)
+
+    @ti.kernel
+    def touch():
+        x[5] = 1.0
+        x[3 * 1024 + 7] = 2.0
+
+    @ti.kernel
+    def double():
+        for i in x:
+            x[i] *= 2.0
+
+    memory = impl.get_program().gpu
+    touch()
+    before = memory.bytes_moved
+    values = x.to_numpy()
+    assert values[5] == 1.0 and values[3 * 1024 + 7] == 2.0 and np.count_nonzero(values) == 2
+    assert memory.bytes_moved - before < 128 << 10  # slots, counters and 3 cells, not 16 MiB
+    x[9 * 1024] = 3.0  # a Python-scope write activates a third cell: uploaded before a launch
+    before = memory.bytes_moved
+    double()
+    assert memory.bytes_moved - before < 128 << 10
+    values = x.to_numpy()
+    assert (values[5], values[3 * 1024 + 7], values[9 * 1024]) == (2.0, 4.0, 6.0)
+    assert np.count_nonzero(values) == 3
