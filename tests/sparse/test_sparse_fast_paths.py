@@ -124,3 +124,75 @@ def test_a_struct_for_that_deactivates_or_loops_over_blocks_still_activates() ->
     x[9] = 1
     per_block()
     assert x.to_numpy().tolist() == [0, 0, 5, 0] + [0] * 5 + [1] + [0] * 6
+
+
+@pytest.mark.parametrize("kind", ["pointer", "bitmasked"])
+def test_few_large_blocks_are_split_so_every_thread_gets_part_of_each(kind: str) -> None:
+    x = ti.field(ti.f32)
+    block = getattr(ti.root, kind)(ti.ij, 4)  # 16 blocks of 256x256
+    block.dense(ti.ij, 256).place(x)
+    total = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def fill():
+        for i, j in ti.ndrange(256, 256):
+            x[i + 256, j + 512] = ti.cast(i * 3 + j, ti.f32)  # one block, (1, 2), of the 16
+
+    @ti.kernel
+    def update():
+        for i, j in x:
+            x[i, j] = x[i, j] + 1.0
+            total[None] += i + j
+
+    ir = _final_ir(update)
+    assert "offloaded range_for(0, 256)" in ir  # 16 parts of each of the 16 blocks
+    assert "serialize=true" in ir
+    fill()
+    update()
+    i, j = np.meshgrid(np.arange(256), np.arange(256), indexing="ij")
+    expected = np.zeros((1024, 1024), np.float32)
+    expected[256:512, 512:768] = i * 3 + j + 1.0
+    assert np.array_equal(x.to_numpy(), expected)
+    assert total[None] == int(((i + 256) + (j + 512)).sum())
+
+
+def test_many_blocks_or_small_ones_are_not_split() -> None:
+    x = ti.field(ti.f32)
+    ti.root.pointer(ti.ij, 64).dense(ti.ij, 16).place(x)  # 4096 blocks: parallel enough
+    y = ti.field(ti.f32)
+    ti.root.pointer(ti.i, 4).dense(ti.i, 64).place(y)  # blocks of 64 cells: nothing to split
+
+    @ti.kernel
+    def update_x():
+        for i, j in x:
+            x[i, j] += 1.0
+
+    @ti.kernel
+    def update_y():
+        for i in y:
+            y[i] += 1.0
+
+    assert "offloaded range_for(0, 4096)" in _final_ir(update_x)
+    assert "offloaded range_for(0, 4)" in _final_ir(update_y)
+
+
+def test_a_split_dynamic_level_visits_each_list_up_to_its_length() -> None:
+    x = ti.field(ti.i32)
+    block = ti.root.pointer(ti.i, 4)
+    block.dynamic(ti.j, 1024, chunk_size=32).place(x)
+    total = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def grow():
+        for k in range(700):
+            sp.append(x.parent(), 2, k)  # one list of 700 (of 1024)
+
+    @ti.kernel
+    def count():
+        for i, j in x:
+            total[None] += 1 + 0 * x[i, j]
+
+    assert "offloaded range_for(0, 64)" in _final_ir(count)  # 16 parts of 64 cells
+    grow()
+    count()
+    assert total[None] == 700

@@ -8,7 +8,8 @@ over its cells inside, again testing the sparse ones. A block whose pointer cell
 costs one test, not a loop over its elements. The field indices are rebuilt digit by digit
 (index = index * size + digit at each level). Taichi instead generates lists of the active
 cells (`listgen` tasks) and runs the body over the deepest list; here the first sparse level
-carries the parallelism (docs/sparse-design.md).
+carries the parallelism, with the level below cut into parts where it has few cells
+(docs/sparse-design.md).
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ from tistudio.ir.stmt import Block, Kernel, Stmt, walk
 from tistudio.ir.types import i32, u1
 from tistudio.passes import index_math as ix
 from tistudio.passes.context import PassContext
+
+# A parallel loop over fewer (part, block) pairs than this splits the level below the blocks.
+SPLIT_BELOW = 256
+MIN_PART = 64  # cells
 
 
 def run(kernel: Kernel, ctx: PassContext) -> bool:
@@ -81,11 +86,18 @@ def _demote(task: Offloaded, snode: SNode) -> None:
     outer, inner = levels[: first + 1], levels[first + 1 :]
     indices = [s for s in walk(task.body) if isinstance(s, LoopIndex) and s.loop is task]
     body = task.body.take_all()
+    cells = math.prod(n.num_cells for n, _ in outer)
+    parts = _parts(cells, inner)
     task.task_type, task.snode = TaskType.range_for, None
-    task.begin, task.end = 0, math.prod(n.num_cells for n, _ in outer)
+    task.begin, task.end = 0, cells * parts
     task.const_begin = task.const_end = True
     out: list[Stmt] = []
     cell = ix.emit(out, LoopIndex(task, 0, ret_type=i32))
+    if parts > 1:  # part-major, so a thread's share of the range holds parts of every block
+        part: Stmt | None = ix.divide(out, cell, cells)
+        cell = ix.remainder(out, cell, cells)
+    else:
+        part = None
     index: dict[int, Stmt] = {}
     for k, (node, positions) in enumerate(outer):
         level_cell = ix.divide(out, cell, math.prod(n.num_cells for n, _ in outer[k + 1 :]))
@@ -93,11 +105,27 @@ def _demote(task: Offloaded, snode: SNode) -> None:
             level_cell = ix.remainder(out, level_cell, node.num_cells)
         _add_digits(node, positions, level_cell, index, out)
     block = _guard(snode, outer[-1][0], index, out, task.body)
-    for node, positions in inner:
-        block = _inner_loop(snode, node, positions, index, block)
+    for k, (node, positions) in enumerate(inner):
+        split = (part, parts) if k == 0 and part is not None else None
+        block = _inner_loop(snode, node, positions, index, block, split)
     block.extend(body)
     for stmt in indices:  # (an axis no level splits is 0)
         stmt.replace_with(index.get(stmt.index) or Const(0, ret_type=i32))
+
+
+def _parts(cells: int, inner: list[tuple[SNode, tuple[int, ...]]]) -> int:
+    """Into how many parts to split the cells of the first level below the parallel one, so
+    that a few large blocks (`pointer(ij, 4).dense(ij, 256)`: 16) still give every thread work
+    when only some of them are active: the parallel loop then runs over (part, block) pairs,
+    each testing its block, part-major (the pool gives each thread a contiguous share of the
+    range, which so holds parts of every block). A power of two dividing that level's cell
+    count, parts of at least `MIN_PART` cells, until there are `SPLIT_BELOW` pairs."""
+    if not inner:
+        return 1
+    n, parts = inner[0][0].num_cells, 1
+    while cells * parts < SPLIT_BELOW and n % (2 * parts) == 0 and n // (2 * parts) >= MIN_PART:
+        parts *= 2
+    return parts
 
 
 def _add_digits(
@@ -132,11 +160,25 @@ def _guard(
 
 
 def _inner_loop(
-    snode: SNode, node: SNode, positions: tuple[int, ...], index: dict[int, Stmt], into: Block
+    snode: SNode,
+    node: SNode,
+    positions: tuple[int, ...],
+    index: dict[int, Stmt],
+    into: Block,
+    split: tuple[Stmt, int] | None = None,
 ) -> Block:
-    """A serial loop over the cells of `node` inside `into`; the block where it goes on."""
+    """A serial loop over the cells of `node` inside `into` (with `split` = (part, parts),
+    over part `part` of them only); the block where it goes on."""
     bounds: list[Stmt] = []
-    begin, end = ix.constant(bounds, 0), ix.constant(bounds, node.num_cells)
+    if split is None:
+        begin, end = ix.constant(bounds, 0), ix.constant(bounds, node.num_cells)
+    else:
+        part, parts = split
+        size = node.num_cells // parts
+        begin = ix.multiply(bounds, part, size)
+        end = ix.emit(
+            bounds, BinaryOp(BinaryOpType.add, begin, ix.constant(bounds, size), ret_type=i32)
+        )
     into.extend(bounds)
     loop = into.append(RangeFor(begin, end, serialize=True))
     out: list[Stmt] = [LoopIndex(loop, 0, ret_type=i32)]
