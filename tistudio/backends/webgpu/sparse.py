@@ -133,10 +133,15 @@ def _pointer(emitter: Any, node: SNode, op: Op, slot: Ptr) -> str | None:
             _do(emitter, slot, "atomicStore", _allocate(emitter, node))
         emitter.line("}")
     emitter.line("}")
-    # after the branches reconverge (the owner has published): wait for another owner
-    emitter.line("loop {")
+    # after the branches reconverge (the owner has published): wait for another owner. Only
+    # where the slot was not active: an active slot enters no loop (lavapipe's loop limiter
+    # counts every iteration of every loop nested in a task's loop, and stops them all)
+    emitter.line(f"if ({old} == 0u || {old} == {LOCKED}) {{")
     with emitter.indent():
-        emitter.line(f"if ({_load(emitter, slot)} != {LOCKED}) {{ break; }}")
+        emitter.line("loop {")
+        with emitter.indent():
+            emitter.line(f"if ({_load(emitter, slot)} != {LOCKED}) {{ break; }}")
+        emitter.line("}")
     emitter.line("}")
     return None
 
