@@ -7,10 +7,13 @@ concurrent activations, appends and deactivations."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 import tistudio as ti
+from tistudio.backends.webgpu.device import GpuDevice
 from tistudio.frontend.errors import TaichiRuntimeError
 from tistudio.ir import sparse as layout
 from tistudio.lang import impl
@@ -188,3 +191,52 @@ def test_host_copies_move_only_the_pool_cells_in_use() -> None:
     values = x.to_numpy()
     assert (values[5], values[3 * 1024 + 7], values[9 * 1024]) == (2.0, 4.0, 6.0)
     assert np.count_nonzero(values) == 3
+
+
+def test_sparse_nodes_in_windowed_trees_and_pools_within_one_window(device) -> None:
+    small = GpuDevice(device.adapter, device.device, replace(device.caps, window_bytes=1024))
+    ti.reset()
+    ti.init(arch=ti.gpu)
+    impl.get_program().use_gpu(small)
+    b = ti.field(ti.i32)
+    ti.root.dense(ti.i, 4).bitmasked(ti.i, 256).place(b)  # 4 KiB of cells: four windows
+    d = ti.field(ti.i32)
+    ti.root.dense(ti.i, 2).dynamic(ti.j, 300).place(d)
+
+    @ti.kernel
+    def run():
+        for i in range(1024):
+            if i % 5 == 0:
+                b[i] = i
+            if i < 600:  # 300 a row: both full
+                ti.append(d.parent(), i % 2, i)
+
+    @ti.kernel
+    def empty_row():
+        ti.deactivate(d.parent(), [1])
+
+    run()
+    assert "tree0_au32_w3" in run.compile_report().wgsl  # an atomic view of the fourth window
+    expected = np.where(np.arange(1024) % 5 == 0, np.arange(1024), 0)
+    np.testing.assert_array_equal(b.to_numpy(), expected)
+    rows = d.to_numpy()
+    assert sorted(rows[0]) == list(range(0, 600, 2)) and sorted(rows[1]) == list(range(1, 600, 2))
+    empty_row()
+    assert not d.to_numpy()[1].any() and sorted(d.to_numpy()[0]) == list(range(0, 600, 2))
+
+    p = ti.field(ti.i32)  # a tree of its own, which fits one 1 KiB window
+    block = ti.root.pointer(ti.i, 16)
+    block.dense(ti.i, 16).place(p)
+
+    @ti.kernel
+    def touch():
+        for i in range(256):
+            if i % 16 == 3:
+                p[i] = i
+
+    with pytest.raises(TaichiRuntimeError, match="exhausted"):
+        touch()
+    assert impl.get_program().tree_of(block.ptr).buffer.nbytes <= 1024
+    capacity = block.ptr.pool_capacity
+    assert 0 < capacity < 16
+    assert np.count_nonzero(p.to_numpy()) == capacity
