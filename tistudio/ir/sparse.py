@@ -257,8 +257,10 @@ def collect(buf: np.ndarray, root: SNode) -> list[SNode]:
     for node in pointers(root):
         meta, cap, size = node.meta_offset, node.pool_capacity, node.cell_size
         counters = buf[meta : meta + META_BYTES].view(np.uint32)
+        recycled, overflow = int(counters[2]), int(counters[3])
+        if not (recycled or overflow):  # (most launches: nothing to do)
+            continue
         pool = buf[node.pool_offset : node.pool_offset + (cap + 1) * size].reshape(cap + 1, size)
-        recycled = int(counters[2])
         if recycled:
             lists = buf[meta + META_BYTES : meta + META_BYTES + 8 * cap].view(np.uint32)
             taken = lists[cap : cap + recycled].copy()
@@ -267,7 +269,7 @@ def collect(buf: np.ndarray, root: SNode) -> list[SNode]:
             free = int(counters[1])
             lists[free : free + recycled] = taken
             counters[1], counters[2] = free + recycled, 0
-        if counters[3]:
+        if overflow:
             counters[0], counters[3] = min(int(counters[0]), cap), 0
             exhausted.append(node)
             pool[0] = 0
@@ -336,7 +338,10 @@ def deactivate_all(buf: np.ndarray, node: SNode) -> None:
             continue
         parent = sub.parent
         assert parent is not None
-        starts, _ = cells(buf, parent, all_cells(parent.shape))
+        if parent.parent is None:  # the root's one cell, at 0
+            starts = np.zeros(1, np.int64)
+        else:
+            starts, _ = cells(buf, parent, all_cells(parent.shape))
         starts = np.atleast_1d(starts) + sub.offset_in_parent_cell - sub.header_bytes
         if sub.type == "pointer":
             span = SLOT_BYTES * sub.num_cells
@@ -344,7 +349,7 @@ def deactivate_all(buf: np.ndarray, node: SNode) -> None:
             span = sub.header_bytes + sub.num_cells * sub.cell_size
         else:
             span = sub.header_bytes
-        for start in np.unique(starts):
+        for start in sorted(set(starts.tolist())):  # (Python ints: NumPy's slice slowly)
             buf[start : start + span] = 0
 
 
