@@ -149,3 +149,19 @@ def test_deactivate_all_zeroes_the_used_part_of_the_pool_only() -> None:
     cells[bump + 1 :] = 0.0
     write(16, 1.0)  # reuses cells 1..4 from the bump counter: they read zeros before the write
     assert x.to_numpy()[:20].tolist() == [1.0] * 16 + [0.0] * 4
+
+
+def test_no_pool_cell_is_taken_in_vain_by_threads_racing_for_a_slot() -> None:
+    x = ti.field(ti.i32)
+    block = ti.root.pointer(ti.i, 64)  # its pool holds exactly 64 cells
+    block.dense(ti.i, 16).place(x)
+
+    @ti.kernel
+    def hammer():
+        for i in range(1 << 16):  # ~1000 writes per block, from 8 threads
+            x[(i * 7919) % 1024] += 1
+
+    for _ in range(5):
+        hammer()  # a cell taken for a slot another thread filled would overflow the pool
+        assert _counters(block) == (64, 0, 0)
+        block.deactivate_all()

@@ -2,11 +2,11 @@
 
 Each operation is the reference one of `ir/sparse.py` with atomics, so that many threads may
 activate, append to or deactivate cells at once. Activating a pointer cell whose slot is 0
-takes an index from the free list (an atomic decrement: a launch only pops it) or from the bump
-counter, and publishes it with a compare-and-swap on the slot; a thread that loses the race
-pushes its index on the recycle list, as a deactivation does, and the host moves that list to
-the free list (zeroing the cells) after the launch. An exhausted pool sets the overflow flag
-and leaves the slot 0; the host raises the error after the launch.
+takes the slot's lock (its second word), and if the slot is still 0 takes an index from the
+free list (an atomic decrement: a launch only pops it) or from the bump counter and stores it;
+so no index is taken in vain. A deactivation pushes the index on the recycle list, which the
+host moves to the free list (zeroing the cells) after the launch. An exhausted pool sets the
+overflow flag and leaves the slot 0; the host raises the error after the launch.
 """
 
 from __future__ import annotations
@@ -76,17 +76,27 @@ def _pointer(emitter: Any, node: SNode, op: SNodeOpType, slot: ir.Value) -> ir.V
         b.position_at_end(done)
         return None
     assert op is SNodeOpType.activate, op
-    empty, publish, lost, done = _blocks(b, "inactive", "publish", "lost_race", "activated")
+    # The slot's second word is its lock: the thread that takes it allocates the cell, so a
+    # pool sized to its cells is never drained by threads that lost a race for the same slot.
+    empty, spin, locked, fill, unlock, done = _blocks(
+        b, "inactive", "lock_slot", "slot_locked", "allocate", "unlock_slot", "activated"
+    )
     old = b.load_atomic(slot, "monotonic", 4, typ=I32)
     b.cbranch(b.icmp_unsigned("==", old, _ZERO), empty, done)
     b.position_at_end(empty)
-    v = _allocate(emitter, node)
-    b.cbranch(b.icmp_unsigned("!=", v, _ZERO), publish, done)
-    b.position_at_end(publish)
-    pair = b.cmpxchg(slot, _ZERO, v, SEQ, SEQ)
-    b.cbranch(b.extract_value(pair, 1), done, lost)
-    b.position_at_end(lost)
-    _push_recycle(emitter, node, v)
+    lock = emitter.byte_offset(slot, 4, "")
+    b.branch(spin)
+    b.position_at_end(spin)
+    pair = b.cmpxchg(lock, _ZERO, _ONE, SEQ, "monotonic")
+    b.cbranch(b.extract_value(pair, 1), locked, spin)
+    b.position_at_end(locked)
+    current = b.load_atomic(slot, SEQ, 4, typ=I32)  # another thread may have filled it
+    b.cbranch(b.icmp_unsigned("==", current, _ZERO), fill, unlock)
+    b.position_at_end(fill)
+    b.store_atomic(_allocate(emitter, node), slot, SEQ, 4)  # 0 where the pool ran out
+    b.branch(unlock)
+    b.position_at_end(unlock)
+    b.store_atomic(_ZERO, lock, SEQ, 4)
     b.branch(done)
     b.position_at_end(done)
     return None
