@@ -7,10 +7,10 @@ one buffer, so the IR and the passes never ask which back end runs them:
   Taichi's) per cell: 0 when the cell is inactive, else `v`, the index of its child cell in
   the node's **pool**. Pool cell 0 is
   the "ambient" cell, always zero, so `pool + slot * cell_size` reads zeros for an inactive cell
-  without a branch. Activation takes `v` from the free list or the bump counter and publishes it
-  with a compare-and-swap on the slot; deactivation swaps the slot to 0 and pushes `v` on the
-  recycle list, which the host moves to the free list between launches (`collect`, zeroing the
-  cells), so a launch never pops and pushes the same list.
+  without a branch. Activation takes `v` from the free list or the bump counter and stores it
+  (on the CPU under a lock in the slot's second word); deactivation swaps the slot to 0 and
+  pushes `v` on the recycle list, which the host moves to the free list between launches
+  (`collect`, zeroing the cells), so a launch never pops and pushes the same list.
 - a **bitmasked** node's cells are dense, after one `u32` mask word per 32 cells.
 - a **dynamic** node's cells are dense, after a `u32` length.
 
