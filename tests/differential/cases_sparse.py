@@ -1,6 +1,7 @@
 """Sparse SNodes (issue #28) against Taichi 1.7.4 on the CPU (tistudio on its CPU and GPU back
-ends): `pointer`, `bitmasked` and `dynamic` alone and mixed with `dense`; writes activate, reads of inactive cells give 0 and
-activate nothing, struct-fors visit only active cells (`for i in x` and `for i in node`),
+ends): `pointer`, `bitmasked` and `dynamic` alone and mixed with `dense`; writes activate,
+reads of inactive cells give 0 and activate nothing, struct-fors visit only active cells
+(`for i in x` and `for i in node`),
 `ti.activate`/`deactivate`/`is_active`/`append`/`length`/`rescale_index`/`no_activate`,
 `deactivate_all`, Python-scope reads and writes, `to_numpy`/`from_numpy`/`fill`.
 
@@ -282,7 +283,6 @@ def case_dynamic_rows_of_vectors_and_structs(ti):
     return {**first, "lengths": lengths.to_numpy(), "after": v.to_numpy()}
 
 
-
 def case_get_addr_differences(ti):
     """`ti.get_addr` in a kernel: the distances between elements' addresses show the layout
     (row-major strides, fields placed side by side in one cell, a pointer node's slots taking
@@ -311,4 +311,3 @@ def case_get_addr_differences(ti):
 
 
 case_get_addr_differences.gpu_refusal = ("TaichiCompilationError", "not supported on the GPU")
-
