@@ -215,6 +215,52 @@ def nbody(ti, framework):
     )
 
 
+def sparse(ti, framework, kind):
+    """A SIDE² f32 grid of 16×16 blocks under `ti.root.<kind>`, 3 % of the blocks active (NumPy,
+    seed 28): per step deactivate all, activate the blocks by writing every cell, one struct-for
+    over the active cells with a count (benchmarks/cases/sparse_grid.py on the CPU)."""
+    side, b = SIDE, 16
+    nb = side // b
+    chosen = np.random.default_rng(28).choice(nb * nb, size=max(1, int(nb * nb * 0.03)))
+    chosen = np.unique(chosen)
+    blocks_np = np.stack([chosen // nb, chosen % nb], axis=1).astype(np.int32)
+    x = ti.field(ti.f32)
+    count = ti.field(ti.i32, shape=())
+    block = getattr(ti.root, kind)(ti.ij, nb)
+    block.dense(ti.ij, b).place(x)
+    blocks = ti.ndarray(ti.i32, shape=blocks_np.shape)
+    blocks.from_numpy(blocks_np)
+
+    @ti.kernel
+    def activate(blocks: ti.types.ndarray()):
+        for k, u, v in ti.ndrange(blocks.shape[0], b, b):
+            i, j = blocks[k, 0] * b + u, blocks[k, 1] * b + v
+            x[i, j] = ti.f32((i * 3 + j) % 17)
+
+    @ti.kernel
+    def update():
+        for i, j in x:
+            x[i, j] = 0.5 * x[i, j] + 1.0
+            count[None] += 1
+
+    def step():
+        block.deactivate_all()
+        count[None] = 0
+        activate(blocks)
+        update()
+
+    batched, best = timed(step, ti.sync, reps=10)
+    cells = len(blocks_np) * b * b
+    report(
+        framework,
+        f"sparse {kind} {side}² 3 % of 16² blocks (deactivate_all + activate + struct-for)",
+        batched,
+        best,
+        8 * cells,
+        count[None] == cells,
+    )
+
+
 def overhead(ti, framework):
     small = ti.field(ti.i32, shape=1024)
 
@@ -282,6 +328,10 @@ def main():
 
         ti.init(arch=getattr(ti, sys.argv[2]), device_memory_GB=8)
         framework = f"taichi {sys.argv[2]}"
+    if os.environ.get("BENCH_ONLY") == "sparse":  # the sparse cases alone (issue #28)
+        for kind in ("pointer", "bitmasked"):
+            sparse(ti, framework, kind)
+        return
     run_programs(ti, framework)
 
 
