@@ -101,19 +101,25 @@ def append(t: Any, loc: Any, node: Any, indices: Any, value: Any, field: Any = N
     at = fe.IdExpr(var, dtype=i32, loc=loc)
     (position,) = snode.index_positions(snode)
     element = [*items[:position], at, *items[position + 1 :]]
-    if field is not None:  # x[i].append(v): v as x's element type (a vector, a struct)
-        t.store(field._ti_subscript(element, loc), value, loc)
-        return at
     places = [c for c in snode.children if c.type == "place"]
     values = value.elements if isinstance(value, ExprVector) else [value]
-    if len(values) != len(places):
+    if field is None and len(values) != len(places):
         raise TaichiSyntaxError(
             f"ti.append(): {len(values)} value(s) for the {len(places)} field(s) under "
             f"{snode.ref()}",
             loc,
         )
-    for place, v in zip(places, values):
-        t.store(fe.FieldIndexExpr(place, element, dtype=place.dtype, loc=loc), v, loc)
+    # A full list keeps its cells: the index past its end is given, the value dropped (Taichi).
+    room = fe.FrontendIf(t.ops.binary(BinaryOpType.cmp_lt, at, snode.num_cells, loc), loc=loc)
+    t.blocks.append(room.true_block)
+    try:
+        if field is not None:  # x[i].append(v): v as x's element type (a vector, a struct)
+            t.store(field._ti_subscript(element, loc), value, loc)
+        for place, v in zip(places, values) if field is None else ():
+            t.store(fe.FieldIndexExpr(place, element, dtype=place.dtype, loc=loc), v, loc)
+    finally:
+        t.blocks.pop()
+    t.emit(room)
     return at
 
 

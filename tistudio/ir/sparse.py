@@ -172,9 +172,9 @@ def cell_op(buf: np.ndarray, node: SNode, op: str, container: int, cell: int) ->
     elif op == "deactivate":
         buf[container : container + n * node.cell_size] = 0
         _set_word(buf, length_at, 0)
-    elif op == "append":  # a full list stays full, the value lands in its last cell
+    elif op == "append":  # a full list stays full; the index past its end is given (Taichi's)
         _set_word(buf, length_at, min(n + 1, node.num_cells))
-        return min(n, node.num_cells - 1)
+        return n
     return {"is_active": int(cell < n), "length": n}.get(op, 0)
 
 

@@ -179,9 +179,8 @@ def _dynamic(
         b.atomic_rmw("umax", length, b.select(b.icmp_unsigned("<", wanted, n), wanted, n), SEQ)
     elif op is SNodeOpType.append:
         old = b.atomic_rmw("add", length, _ONE, SEQ)
-        full = b.icmp_unsigned(">=", old, n)
-        b.atomic_rmw("umin", length, n, SEQ)  # a full list stays full (Taichi: undefined)
-        return b.select(full, b.sub(n, _ONE), old)
+        b.atomic_rmw("umin", length, n, SEQ)  # a full list stays full; its cells are kept:
+        return old  # the store of an index past the end is skipped (frontend/sparse_ops.py)
     elif op is SNodeOpType.deactivate:
         old = b.atomic_rmw("xchg", length, _ZERO, SEQ)
         size = b.mul(b.zext(old, I64), ir.Constant(I64, node.cell_size))

@@ -200,10 +200,10 @@ def _dynamic(emitter: Any, node: SNode, op: Op, container: Ptr, cell: str) -> st
     if op is Op.activate:
         _do(emitter, length, "atomicMax", f"min({cell} + 1u, {n})")
         return None
-    if op is Op.append:  # a full list stays full, the value lands in its last cell
+    if op is Op.append:  # a full list stays full; an index past its end stores nothing
         old = _atomic(emitter, length, "atomicAdd", "1u")
         _do(emitter, length, "atomicMin", n)
-        return f"bitcast<i32>(select({old}, {n} - 1u, {old} >= {n}))"
+        return f"bitcast<i32>({old})"
     if op is Op.deactivate:
         old = _atomic(emitter, length, "atomicExchange", "0u")
         _zero_cells(emitter, node, container, old)
