@@ -367,7 +367,9 @@ def _integer_unary(op: U, src: PrimitiveType, x: str) -> str | None:
         return narrow(f"(-{x})" if signed else f"({zero(src)} - {x})", src)
     if op is U.abs:  # not WGSL's abs: NVIDIA's driver takes abs(i32 min) as >= 0 (a % 7
         # of it gave 2, not 5); a negation that wraps keeps i32 min negative, as on the CPU
-        return narrow(f"select({x}, -{x}, {x} < 0i)", src) if signed else x
+        if not signed:
+            return x
+        return narrow(f"select({x}, -{x}, {x} < 0i)" if src.bits <= 32 else f"abs({x})", src)
     if op is U.sgn:
         return f"sign({x})" if signed else f"select({zero(src)}, {literal(1, src)}, {x} != 0u)"
     if op is U.bit_not:
