@@ -20,7 +20,8 @@ PACKAGE = ROOT / "tistudio"
 
 # lowest first; a unit is a module or package path, the longest matching prefix decides
 LAYERS: list[tuple[str, ...]] = [
-    ("tistudio.arch", "tistudio.events"),  # constants and the event bus: import nothing of ours
+    # constants, the event bus, Taichi's `_lib` helper names: import nothing of ours
+    ("tistudio.arch", "tistudio.events", "tistudio._lib"),
     ("tistudio.ir",),  # statements, types, printer, parser, verifier, interpreter
     ("tistudio.frontend",),  # Python AST -> frontend IR
     ("tistudio.passes",),  # IR -> IR, the pipeline
@@ -29,7 +30,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("tistudio.lang",),  # the user's language: ti.init, fields, kernels
     ("tistudio.ad", "tistudio.graph"),  # Tape and grad entry points; compute graphs
     ("tistudio.aot",),  # AOT modules: save, archive, load
-    ("tistudio.studio", "tistudio.tour", "tistudio.lab", "tistudio"),  # notebook, examples, ti.*
+    # notebook, GUIs (ui may import the studio's widget; never the other way), examples, ti.*
+    ("tistudio.studio", "tistudio.ui", "tistudio.tour", "tistudio.lab", "tistudio"),
 ]
 
 # the units of the cycle check: these packages, and each other module on its own

@@ -62,6 +62,7 @@ _LAZY_NAMES = {
     "tistudio.lang.field": "Field field",
     "tistudio.lang.impl": "init reset",
     "tistudio.runtime.sync": "sync",
+    "tistudio.ui.gui": "GUI",
     "tistudio.lang.kernel": "func kernel",
     "tistudio.lang.linalg": "eig polar_decompose svd sym_eig",
     "tistudio.lang.matrix": "Matrix Vector",
@@ -83,6 +84,8 @@ _SUBMODULES = {
     "math": "tistudio.lang.math",
     "aot": "tistudio.aot",
     "graph": "tistudio.graph",
+    "tools": "tistudio.ui.tools",
+    "ui": "tistudio.ui",
     "ad": "tistudio.ad",
 }
 
