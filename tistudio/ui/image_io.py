@@ -50,8 +50,8 @@ def from_rows(rows: np.ndarray) -> np.ndarray:
 def imwrite(img: np.ndarray, filename: str | Path) -> None:
     """Write a uint8 image in Taichi's layout (`[x, y]` or `[x, y, c]`, c = 1, 3 or 4).
 
-    The format follows the suffix: `.png`, `.bmp` (24-bit: alpha is dropped, as Taichi does),
-    `.jpg`/`.jpeg` (quality 95, needs Pillow).
+    The format follows the suffix: `.png`, `.bmp` (24-bit; RGBA is composited on pink, as
+    Taichi's stb_image_write does), `.jpg`/`.jpeg` (quality 95, alpha dropped, needs Pillow).
     """
     img = np.asarray(img)
     if img.dtype != np.uint8 or img.ndim not in (2, 3):
@@ -61,7 +61,7 @@ def imwrite(img: np.ndarray, filename: str | Path) -> None:
     if kind == "png":
         data = encode_png(rows)
     elif kind == "bmp":
-        data = encode_bmp(rows[:, :, :3] if rows.shape[2] == 4 else rows)
+        data = encode_bmp(_on_pink(rows) if rows.shape[2] == 4 else rows)
     elif kind == "jpg":
         data = _pillow_encode(rows, "JPEG")
     else:
@@ -96,6 +96,13 @@ def decode_image(data: bytes) -> np.ndarray:
     if data.startswith(b"BM"):
         return decode_bmp(data)
     return _pillow_decode(data)
+
+
+def _on_pink(rows: np.ndarray) -> np.ndarray:
+    """RGBA composited on stb_image_write's pink (255, 0, 255), C's truncating division."""
+    pink = np.array([255, 0, 255])
+    weighted = (rows[:, :, :3].astype(np.int32) - pink) * rows[:, :, 3:4]
+    return (pink + np.sign(weighted) * (np.abs(weighted) // 255)).astype(np.uint8)
 
 
 def _suffix(filename: str | Path) -> str:
