@@ -1,0 +1,368 @@
+"""The live GUI widget: a Taichi GUI's frames drawn under the notebook cell, input sent back.
+
+`ti.GUI` and `ti.ui.Window` hand finished frames to a `FrameSink` (`tistudio.ui.sink`); in a
+Jupyter kernel that sink is a `GuiView`. Frames are too big and too frequent for a synced trait
+(a 1024x1024 RGB frame is 3 MiB, sixty times a second), so each one travels as the binary buffer
+of a custom message, and the browser acknowledges a frame once it has drawn it. At most
+`max_in_flight` frames are unacknowledged at a time; a frame presented while the browser is
+behind replaces the one waiting (the latest wins), so the GUI loop never blocks and nothing
+queues up. Keys, mouse and control values come back as custom messages, which `poll()` drains.
+
+While a `while gui.running:` cell runs, the kernel is busy and would handle those messages only
+after the cell; `live_comm.route_to_subshell` hands them to a thread of their own. Without it,
+acknowledgements cannot arrive during the loop, so an unacknowledged frame counts as drawn after
+a short time instead (the widget then paces itself at about 30 frames/s).
+
+For notebooks saved and reopened, or rendered without a kernel, the last frame is also kept as a
+small PNG (`snapshot`, refreshed every few seconds and when the cell ends), drawn until live
+frames arrive, and given as a static image to viewers without the widget's JavaScript.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import pathlib
+import struct
+import threading
+import time
+import zlib
+from collections import deque
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+import anywidget
+import numpy as np
+import traitlets
+
+from tistudio.studio.live_comm import route_to_subshell
+from tistudio.studio.markup import Markup, element
+
+STATIC = pathlib.Path(__file__).parent / "static"
+EVENT_KINDS = ("press", "release", "motion", "wheel", "control", "close")
+ENCODINGS = ("rgb", "jpeg")
+STALE_AFTER = 2.0  # seconds: a frame never acknowledged (no view on screen) stops counting
+BLIND_STALE_AFTER = 1 / 30  # the same without live acknowledgements (no subshell routing)
+SNAPSHOT_EVERY = 3.0  # seconds between PNG snapshots while frames stream
+
+
+class _ClassOrWidgetOpen:
+    """`GuiView.open(title, res)` on the class is `show_new` (what `open_sink` calls), while
+    `view.open()` on an instance stays ipywidgets' own (it opens the comm, from __init__)."""
+
+    def __get__(self, view: Any, cls: type) -> Callable[..., Any]:
+        if view is None:
+            return cls.show_new
+        return anywidget.AnyWidget.open.__get__(view, cls)
+
+
+class GuiView(anywidget.AnyWidget):
+    """A GUI's window in the notebook: streams frames, returns input (a `FrameSink`).
+
+    `make_event` builds the events `poll()` returns from RawEvent's fields (kind, key, x, y,
+    delta, value, modifiers); `open_sink` passes `tistudio.ui.sink.RawEvent`."""
+
+    _esm = STATIC / "gui_view.js"
+    _css = STATIC / "gui_view.css"
+
+    title = traitlets.Unicode("").tag(sync=True)
+    width = traitlets.Int(0).tag(sync=True)
+    height = traitlets.Int(0).tag(sync=True)
+    controls = traitlets.List(traitlets.Dict(), []).tag(sync=True)
+    snapshot = traitlets.Bytes(b"").tag(sync=True)  # PNG of a recent frame (static view)
+    is_closed = traitlets.Bool(False).tag(sync=True)
+
+    live = True
+    open = _ClassOrWidgetOpen()
+
+    def __init__(
+        self,
+        title: str = "",
+        res: tuple[int, int] = (512, 512),
+        *,
+        max_in_flight: int = 2,
+        encoding: str = "rgb",
+        quality: int = 85,
+        make_event: Callable[..., Any] = SimpleNamespace,
+    ) -> None:
+        width, height = _resolution(res)
+        if not 1 <= max_in_flight <= 8:
+            raise ValueError("max_in_flight must be between 1 and 8")
+        if encoding not in ENCODINGS:
+            raise ValueError(f"unknown frame encoding {encoding!r}; choose one of {ENCODINGS}")
+        if encoding == "jpeg":
+            _pillow()  # fail now, with a clear message, rather than at the first frame
+        super().__init__(title=title, width=width, height=height)
+        self.max_in_flight = max_in_flight
+        self.encoding = encoding
+        self.quality = quality
+        self.make_event = make_event
+        self.stale_after = BLIND_STALE_AFTER
+        self.sent = 0  # frames sent to the browser
+        self.dropped = 0  # frames replaced by a later one before they could be sent
+        self.acked = 0  # frames the browser drew
+        self._lock = threading.Lock()
+        self._events: deque = deque()
+        self._in_flight: dict[int, float] = {}
+        self._waiting: np.ndarray | None = None
+        self._last: np.ndarray | None = None
+        self._snapshot_at = 0.0
+        self._snapshot_of: np.ndarray | None = None
+        self._closed = False
+        self._handle: Any = None
+        self.on_msg(self._on_message)
+        if self.comm is not None:
+            self.comm.on_close(lambda _msg: self._mark_closed())
+
+    @classmethod
+    def show_new(cls, title: str, res: tuple[int, int], **options: Any) -> GuiView:
+        """Create the widget, display it under the running cell and return it."""
+        from IPython.display import display
+
+        view = cls(title, res, **options)
+        view._handle = display(view, display_id=True)
+        view.attach_to_kernel()
+        return view
+
+    def attach_to_kernel(self) -> None:
+        """Route this widget's messages to a subshell (input during a busy cell) and refresh
+        the static snapshot whenever a cell ends."""
+        if route_to_subshell(self):
+            self.stale_after = STALE_AFTER
+        shell = _shell()
+        if shell is not None:
+            shell.events.register("post_run_cell", self._cell_ended)
+
+    # --- FrameSink ----------------------------------------------------------------------------
+
+    def present(self, frame: np.ndarray, controls: list[Any] | None = None) -> None:
+        """Send `frame` ((h, w, 3) uint8, row 0 on top) now if fewer than `max_in_flight`
+        frames await the browser, else keep it to send on the next acknowledgement."""
+        if self._closed:
+            return
+        image = _rgb(frame)
+        if controls is not None:
+            described = [_describe_control(c) for c in controls]
+            if described != self.controls:
+                self.controls = described
+        with self._lock:
+            self._last = image
+            self._forget_stale(time.monotonic())
+            if len(self._in_flight) < self.max_in_flight:
+                self._send_frame(image)
+            else:
+                if self._waiting is not None:
+                    self.dropped += 1
+                self._waiting = image
+        if time.monotonic() - self._snapshot_at > SNAPSHOT_EVERY:
+            self.refresh_snapshot()
+
+    def poll(self) -> list[Any]:
+        """The input events that arrived since the last poll, oldest first."""
+        out = []
+        while self._events:
+            out.append(self._events.popleft())
+        return out
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Stop showing frames; the last one stays on screen (and in the saved notebook)."""
+        if not hasattr(self, "_lock"):  # Widget.__del__ of a view whose __init__ failed
+            return
+        self._mark_closed()
+        self.refresh_snapshot()
+
+    def dispose(self) -> None:
+        """Close the widget's comm, which removes it from the page (ipywidgets' close)."""
+        self._mark_closed()
+        super().close()
+
+    # --- flow control -------------------------------------------------------------------------
+
+    def _send_frame(self, image: np.ndarray) -> None:
+        """Send one frame (the caller holds the lock)."""
+        self.sent += 1
+        seq = self.sent
+        self._in_flight[seq] = time.monotonic()
+        height, width = image.shape[:2]
+        content = {"type": "frame", "seq": seq, "width": width, "height": height}
+        content["encoding"] = self.encoding
+        payload = _jpeg(image, self.quality) if self.encoding == "jpeg" else image.tobytes()
+        self.send(content, buffers=[payload])
+
+    def _forget_stale(self, now: float) -> None:
+        for seq, sent_at in list(self._in_flight.items()):
+            if now - sent_at > self.stale_after:
+                del self._in_flight[seq]
+
+    def _acknowledge(self, seqs: list[int]) -> None:
+        with self._lock:
+            for seq in seqs:
+                if self._in_flight.pop(int(seq), None) is not None:
+                    self.acked += 1
+            if self._waiting is not None and not self._closed:
+                if len(self._in_flight) < self.max_in_flight:
+                    image, self._waiting = self._waiting, None
+                    self._send_frame(image)
+
+    # --- input --------------------------------------------------------------------------------
+
+    def _on_message(self, _widget: Any, content: dict, _buffers: list) -> None:
+        kind = content.get("type")
+        if kind == "ack":
+            self._acknowledge(content.get("seq", []))
+        elif kind == "event":
+            event = raw_event(content, self.make_event)
+            if event is not None:
+                self._events.append(event)
+                if event.kind == "close":
+                    self._mark_closed()
+
+    def _mark_closed(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._waiting = None
+            if self.comm is not None:
+                self.is_closed = True
+
+    # --- the static view ----------------------------------------------------------------------
+
+    def _cell_ended(self, *_args: Any) -> None:
+        # a frame still waiting goes out with the browser's next acknowledgement, which the
+        # kernel handles as soon as the cell is over
+        if self.refresh_snapshot() and self._handle is not None:
+            self._handle.update(self)  # the new display data carries the static picture
+        if self._closed:
+            shell = _shell()
+            if shell is not None:
+                shell.events.unregister("post_run_cell", self._cell_ended)
+
+    def refresh_snapshot(self) -> bool:
+        """Store the last frame as the `snapshot` PNG if it changed; True when it did."""
+        self._snapshot_at = time.monotonic()
+        image = self._last
+        if image is None or image is self._snapshot_of or self.comm is None:
+            return False
+        self._snapshot_of = image
+        self.snapshot = png_bytes(image)
+        return True
+
+    def last_frame(self) -> np.ndarray | None:
+        """The last frame presented ((h, w, 3) uint8), or None before the first."""
+        return self._last
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if isinstance(data, dict) and self.snapshot:
+            data["text/html"] = self.static_html()
+            data["text/plain"] = f"{self.title}: {self.width}×{self.height} GUI (last frame)"
+        return bundle
+
+    def static_html(self) -> Markup:
+        """The last frame as an <img>, for viewers without the widget's JavaScript."""
+        png = base64.b64encode(self.snapshot).decode()
+        picture = element(
+            "img",
+            alt=self.title,
+            src=f"data:image/png;base64,{png}",
+            style="max-width:100%;image-rendering:pixelated",
+        )
+        return element("div", picture, element("div", self.title), class_="tistudio-static")
+
+
+def raw_event(content: dict, make_event: Callable[..., Any] = SimpleNamespace) -> Any:
+    """The event a browser message describes, built by `make_event` (the GUI's `RawEvent`;
+    the studio never imports `tistudio.ui`), or None for a malformed message."""
+    kind = content.get("kind")
+    if kind not in EVENT_KINDS:
+        return None
+    delta = content.get("delta") or (0.0, 0.0)
+    return make_event(
+        kind=kind,
+        key=str(content.get("key", "")),
+        x=float(content.get("x", 0.0)),
+        y=float(content.get("y", 0.0)),
+        delta=(float(delta[0]), float(delta[1])),
+        value=content.get("value"),
+        modifiers=tuple(str(m) for m in content.get("modifiers", ())),
+    )
+
+
+def png_bytes(image: np.ndarray) -> bytes:
+    """A PNG of an (h, w, 3) uint8 image, written with zlib (fast level: it runs in the loop)."""
+    height, width = image.shape[:2]
+    rows = np.empty((height, 1 + width * 3), np.uint8)
+    rows[:, 0] = 0  # filter type None on each scan line
+    rows[:, 1:] = image.reshape(height, width * 3)
+
+    def chunk(tag: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(tag + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(rows.tobytes(), 1)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def _resolution(res: Any) -> tuple[int, int]:
+    if isinstance(res, int):
+        res = (res, res)
+    width, height = (int(v) for v in res)
+    if width <= 0 or height <= 0:
+        raise ValueError(f"a GUI's resolution must be positive, not {res!r}")
+    return width, height
+
+
+def _rgb(frame: np.ndarray) -> np.ndarray:
+    image = np.asarray(frame)
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"a frame is (h, w, 3) uint8, not {image.dtype}{list(image.shape)}")
+    return np.array(image, order="C")  # a copy: the GUI may draw into its buffer again
+
+
+def _describe_control(control: Any) -> dict:
+    described = dataclasses.asdict(control) if dataclasses.is_dataclass(control) else control
+    return {key: _jsonable(value) for key, value in described.items()}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _pillow() -> Any:
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ValueError(
+            "encoding='jpeg' needs Pillow (pip install pillow); raw RGB frames need nothing"
+        ) from None
+    return Image
+
+
+def _jpeg(image: np.ndarray, quality: int) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    _pillow().fromarray(image).save(buffer, format="JPEG", quality=quality)
+    return buffer.getvalue()
+
+
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
