@@ -183,3 +183,61 @@ def test_imresize_nearest_pixels_and_sum() -> None:
     assert big.shape == (21, 15, 3)
     with pytest.raises(AssertionError):
         tools.imresize(img, 1, 4)
+
+
+class _RecordingSink:
+    """A FrameSink (tistudio.ui.sink's protocol) that keeps the frames it is shown and presses
+    Escape once `escape_after` frames have arrived."""
+
+    live = False
+
+    def __init__(self, escape_after: int) -> None:
+        self.frames: list[np.ndarray] = []
+        self.escape_after = escape_after
+
+    def present(self, frame: np.ndarray, controls: object = None) -> None:
+        assert len(self.frames) < 10, "imshow kept going after Escape"
+        self.frames.append(frame.copy())
+
+    def poll(self) -> list:
+        from tistudio.ui.sink import RawEvent
+
+        if len(self.frames) == self.escape_after:
+            return [RawEvent("press", "Escape", 0.5, 0.5)]
+        return []
+
+    @property
+    def closed(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+def test_imshow_shows_the_image_until_escape(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tistudio.ui import sink
+
+    monkeypatch.delenv("TISTUDIO_GUI_MAX_FRAMES", raising=False)
+    monkeypatch.delenv("TI_GUI_MAX_FRAMES", raising=False)
+    opened: list[tuple[str, tuple[int, int], _RecordingSink]] = []
+
+    def open_sink(title: str, res: tuple[int, int], show: bool = True) -> _RecordingSink:
+        opened.append((title, res, _RecordingSink(escape_after=3)))
+        return opened[-1][2]
+
+    monkeypatch.setattr(sink, "open_sink", open_sink)
+    img = RNG.integers(0, 256, (20, 12, 3), dtype=np.uint8)
+    field = ti.Vector.field(3, ti.u8, (20, 12))
+    field.from_numpy(img)
+    tools.imshow(field, title="pic")
+    (title, res, shown), *_ = opened
+    assert (title, res) == ("pic", (20, 12))
+    assert 3 <= len(shown.frames) <= 4  # Escape seen at the start of the next frame
+    rows = image_io.to_rows(img).astype(int)
+    assert np.abs(shown.frames[-1].astype(int) - rows).max() <= 1
+
+
+def test_imshow_headless_ends_after_max_frames(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TISTUDIO_GUI_MAX_FRAMES", "2")
+    monkeypatch.setenv("TISTUDIO_GUI", "headless")
+    tools.imshow(np.linspace(0, 1, 30, dtype=np.float32).reshape(6, 5))

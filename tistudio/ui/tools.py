@@ -90,7 +90,6 @@ def imshow(img: Any, title: str = "imshow") -> None:
     if img.ndim not in (2, 3):
         raise AssertionError("Image must be either RGB/RGBA or greyscale")
     with GUI(title, res=img.shape[:2]) as gui:
-        img = gui.cook_image(img)
         while gui.running:
             if gui.get_event(GUI.ESCAPE):
                 gui.running = False
