@@ -1,4 +1,5 @@
-"""`ti.tools`: Taichi's image helpers (`imwrite`, `imread`, `imresize`, `imshow`).
+"""`ti.tools`: Taichi's image helpers (`imwrite`, `imread`, `imresize`, `imshow`, and
+`VideoManager` from `video`).
 
 Taichi programs save their fields as pictures with these, and `imshow` opens a GUI on one. The
 file formats live in `image_io`; this module adds Taichi's conventions: fields and ndarrays are
@@ -14,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from tistudio.ui import image_io
+from tistudio.ui.video import VideoManager
 
-__all__ = ["imread", "imresize", "imshow", "imwrite"]
+__all__ = ["VideoManager", "imread", "imresize", "imshow", "imwrite"]
 
 
 def _as_numpy(img: Any) -> np.ndarray:
