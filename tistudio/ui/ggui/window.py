@@ -160,14 +160,18 @@ class Window:
     # --- input ---------------------------------------------------------------------------
 
     @staticmethod
-    def _matches(event: Event, tag: str | None) -> bool:
+    def _check(tag: str | None) -> None:
         if tag not in (None, PRESS, RELEASE):
             raise ValueError(f"unrecognized event tag {tag!r}")
+
+    @staticmethod
+    def _matches(event: Event, tag: str | None) -> bool:
         return tag is None or event.type == tag
 
     def get_event(self, tag: str | None = None) -> bool:
         """Take the oldest event of kind `tag` (PRESS, RELEASE or None for any) into
         `window.event`; False when there is none."""
+        self._check(tag)
         for i, event in enumerate(self._events):
             if self._matches(event, tag):
                 self.event = self._events.pop(i)
@@ -176,6 +180,7 @@ class Window:
 
     def get_events(self, tag: str | None = None) -> list[Event]:
         """Take all waiting events of kind `tag` (None: every kind)."""
+        self._check(tag)
         taken = [e for e in self._events if self._matches(e, tag)]
         self._events = [e for e in self._events if not self._matches(e, tag)]
         return taken
