@@ -252,24 +252,30 @@ def _unfilter(filters: np.ndarray, data: np.ndarray, bpp: int) -> np.ndarray:
 def _unfilter_wavefront(filters: np.ndarray, data: np.ndarray, bpp: int) -> np.ndarray:
     """Undo any mix of filters one anti-diagonal of pixels at a time (see the module docstring).
 
-    `done` has a zero row on top and a zero column on the left, which are the neighbours the PNG
-    filters assume outside the image.
+    The image is stored skewed, `done[d + 2, y + 1]` holding pixel (y, x = d - y), so that each
+    anti-diagonal is one contiguous row and the left (y, x-1), upper (y-1, x) and upper-left
+    (y-1, x-1) neighbours are plain slices of the two diagonals before it. The zero diagonals and
+    zero column around it are the neighbours the PNG filters assume outside the image.
     """
     h, stride = data.shape
     n = stride // bpp
-    raw = data.reshape(h, n, bpp).astype(np.int16)
-    done = np.zeros((h + 1, n + 1, bpp), dtype=np.int16)
-    kinds = filters.astype(np.intp)
+    ys, xs = np.indices((h, n))
+    raw = np.zeros((h + n - 1, h, bpp), dtype=np.int16)
+    raw[ys + xs, ys] = data.reshape(h, n, bpp)
+    done = np.zeros((h + n + 1, h + 1, bpp), dtype=np.int16)
+    kinds = filters.astype(np.intp)[:, None]
     for d in range(h + n - 1):
-        ys = np.arange(max(0, d - n + 1), min(d, h - 1) + 1)
-        xs = d - ys
-        a, b, c = done[ys + 1, xs], done[ys, xs + 1], done[ys, xs]
-        pa, pb, pc = np.abs(b - c), np.abs(a - c), np.abs(a + b - 2 * c)
+        lo, hi = max(0, d - n + 1), min(d, h - 1) + 1
+        a = done[d + 1, lo + 1 : hi + 1]
+        b = done[d + 1, lo:hi]
+        c = done[d, lo:hi]
+        up, left = b - c, a - c  # Paeth's distances: |p - a| = |b - c|, |p - b| = |a - c|
+        pa, pb, pc = np.abs(up), np.abs(left), np.abs(up + left)
         paeth = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
-        kind = kinds[ys][:, None]
-        predicted = np.choose(kind, (0, a, b, (a + b) >> 1, paeth))
-        done[ys + 1, xs + 1] = (raw[ys, xs] + predicted) & 255
-    return done[1:, 1:].astype(np.uint8).reshape(h, stride)
+        predicted = np.choose(kinds[lo:hi], (0, a, b, (a + b) >> 1, paeth))
+        done[d + 2, lo + 1 : hi + 1] = (raw[d, lo:hi] + predicted) & 255
+    out = done[ys + xs + 2, ys + 1]
+    return out.astype(np.uint8).reshape(h, stride)
 
 
 def _apply_palette(indices: np.ndarray, plte: bytes, trns: bytes | None) -> np.ndarray:
