@@ -202,11 +202,12 @@ class Window:
         return np.ascontiguousarray(image[::-1].transpose(1, 0, 2)).astype(np.float32) / 255.0
 
     def save_image(self, filename: str) -> None:
-        """Write the window's picture to `filename` (PNG, BMP or JPEG by its extension)."""
+        """Write the window's picture to `filename` (PNG, BMP or JPEG by its extension), RGBA
+        as Taichi writes it."""
         from tistudio.ui import image_io
 
         image = self._render()
-        image_io.imwrite(np.ascontiguousarray(image[::-1, :, :3].transpose(1, 0, 2)), filename)
+        image_io.imwrite(np.ascontiguousarray(image[::-1].transpose(1, 0, 2)), filename)
 
     def destroy(self) -> None:
         """Close the window: its sink stops showing and `running` turns False."""
