@@ -44,12 +44,12 @@ def _as_numpy(value: Any) -> np.ndarray:
 
 
 def _colors(color: Any, n: int) -> np.ndarray:
-    """(n, 3) float32 colours from one 0xRRGGBB int or an array of n of them."""
+    """Float32 colours: (3,) for one 0xRRGGBB int, (n, 3) for an array of n of them."""
     if isinstance(color, np.ndarray):
         assert color.shape == (n,), "color must be one int or an array with one per primitive"
         return hex_to_rgb_array(color.astype(np.uint32))
     if isinstance(color, numbers.Integral):
-        return np.broadcast_to(hex_to_rgb_array(np.array([int(color)]))[0], (n, 3))
+        return hex_to_rgb_array(np.array([int(color)]))[0]
     raise ValueError("Color must be an ndarray or int (e.g., 0x956333)")
 
 
@@ -451,16 +451,16 @@ class GUI:
     def _show(self, file: str | None) -> None:
         frame = self.canvas.frame()
         if self.sink is not None:
-            self.sink.present(frame, self.controls)
-            self._take_input()
             self._wait_for_frame_slot()
-            if self._should_close and self.sink.live:
+            if self._should_close and self.sink.live:  # a program that ignores `running`
                 self._should_close += 1
-                if self._should_close > CLOSE_GRACE_FRAMES + 1:
+                if self._should_close > CLOSE_GRACE_FRAMES:
                     raise RuntimeError(
                         "Window close button clicked, exiting... "
                         "(use `while gui.running` to exit gracefully)"
                     )
+            self.sink.present(frame, self.controls)
+            self._take_input()
         if file:
             from tistudio.ui.image_io import imwrite
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+_PIXEL = np.dtype((np.void, 12))  # one float32 RGB pixel as a single item
+
 
 def hex_to_rgb_array(colors: np.ndarray) -> np.ndarray:
     """0xRRGGBB integers -> (n, 3) float32 in 0..1, as Taichi's `color_from_hex` (no mask on
@@ -27,26 +29,29 @@ def hex_to_rgb_array(colors: np.ndarray) -> np.ndarray:
     return rgb * np.float32(1 / 255)
 
 
-def _boxes(
-    i0: np.ndarray, j0: np.ndarray, nx: np.ndarray, ny: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Enumerate the cells of one box per primitive (box k: nx[k] by ny[k] cells from
-    (i0[k], j0[k])), primitive by primitive. Returns (primitive, u, v) with u, v the cell's
-    place inside its box; i0/j0 are only used for their length."""
+def _boxes(nx: np.ndarray, ny: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Enumerate the cells of one box of nx[k] by ny[k] cells per primitive k, primitive by
+    primitive. Returns (primitive, u, v): each cell's primitive and its place in the box."""
     nx = np.maximum(nx, 0)
     ny = np.maximum(ny, 0)
-    if nx.size and (nx == nx[0]).all() and (ny == ny[0]).all():
-        w, h = int(nx[0]), int(ny[0])
-        n = nx.size
-        prim = np.repeat(np.arange(n), w * h)
-        cell = np.tile(np.arange(w * h), n)
-        return prim, cell % max(w, 1), cell // max(w, 1)
     counts = nx * ny
-    prim = np.repeat(np.arange(nx.size), counts)
+    prim = np.repeat(np.arange(nx.size, dtype=np.int32), counts)
     starts = np.cumsum(counts) - counts
-    cell = np.arange(int(counts.sum())) - np.repeat(starts, counts)
-    width = nx[prim]
+    cell = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts)
+    width = np.take(nx, prim)
     return prim, cell % width, cell // width
+
+
+def _select(mask: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
+    """The elements of each (flattened) array where `mask` holds (np.take on the indices of
+    the mask is several times faster than boolean indexing)."""
+    where = np.flatnonzero(mask)
+    return [np.take(a.reshape(-1), where) for a in arrays]
+
+
+def _per_fragment(rgb: np.ndarray, prim: np.ndarray) -> np.ndarray:
+    """Fragment colours: one (3,) colour for all, or each fragment's primitive's row."""
+    return rgb if rgb.ndim == 1 else np.take(rgb, prim, axis=0)
 
 
 class Canvas:
@@ -57,7 +62,9 @@ class Canvas:
         self.height = int(height)
         self.rgb = np.zeros((self.height, self.width, 3), np.float32)
         self._flat = self.rgb.reshape(-1, 3)
-        self._owner = np.empty(self.width * self.height, np.int64)
+        # the same memory as one 12-byte item per pixel: np.put writes a pixel at once
+        self._pixels = self._flat.view(_PIXEL).reshape(-1)
+        self._owner = np.empty(self.width * self.height, np.int32)
         self._frame = np.empty((self.height, self.width, 3), np.uint8)
         self._scratch = np.empty((self.height, self.width, 3), np.float32)
 
@@ -85,49 +92,92 @@ class Canvas:
         inside = (i >= 0) & (i < self.width) & (j >= 0) & (j < self.height)
         return (self.height - 1 - j) * self.width + i, inside
 
+    def _put(self, keys: np.ndarray, rgb: np.ndarray) -> None:
+        """Write (n, 3) float32 colours to pixels `keys`; with repeats, the last one stays."""
+        values = np.ascontiguousarray(np.broadcast_to(rgb, (keys.size, 3)), np.float32)
+        np.put(self._pixels, keys, values.view(_PIXEL).reshape(-1))
+
     def _blend(self, keys: np.ndarray, alpha: np.ndarray, rgb: np.ndarray) -> None:
         """Blend fragments (dest = (1 - a) dest + a colour) in their order: fragments that
         share a pixel are peeled into layers, each layer holding at most one fragment per
-        pixel, and the layers are applied from the first-drawn to the last-drawn."""
+        pixel, and the layers are applied from the first-drawn to the last-drawn. `rgb` is
+        one (3,) colour or one row per fragment."""
+        keys = keys.astype(np.intp, copy=False)
         layers = []
-        remaining = np.arange(keys.size)
+        remaining = None  # all fragments
         owner = self._owner
-        while remaining.size:
-            k = keys[remaining]
-            owner[k] = remaining  # with repeated pixels the last assignment stays
-            last = owner[k] == remaining
-            layers.append(remaining[last])
-            remaining = remaining[~last]
-        flat = self._flat
+        order = np.arange(keys.size, dtype=np.int32)
+        while True:
+            k = keys if remaining is None else np.take(keys, remaining)
+            ids = order if remaining is None else remaining
+            np.put(owner, k, ids)  # with repeated pixels the last write stays
+            last = np.take(owner, k) == ids
+            if last.all():
+                layers.append(remaining)
+                break
+            layers.append(np.take(ids, np.flatnonzero(last)))
+            remaining = np.take(ids, np.flatnonzero(~last))
         for layer in reversed(layers):
-            k = keys[layer]
-            a = alpha[layer, None]
-            flat[k] = flat[k] * (np.float32(1) - a) + rgb[layer] * a
+            if layer is None:  # the whole batch, no overlaps left
+                k, a, c = keys, alpha, rgb
+            else:
+                k, a = np.take(keys, layer), np.take(alpha, layer)
+                c = rgb if rgb.ndim == 1 else np.take(rgb, layer, axis=0)
+            # flat (3n,) arrays: NumPy's loops are slow over a trailing axis of 3
+            a = np.repeat(a, 3)
+            c = np.tile(c, k.size) if c.ndim == 1 else c.reshape(-1)
+            dest = np.take(self._flat, k, axis=0).reshape(-1)
+            mixed = dest * (np.float32(1) - a) + c * a
+            np.put(self._pixels, k, mixed.view(_PIXEL))
 
     # --- primitives --------------------------------------------------------------------------
 
     def circles(self, cx: np.ndarray, cy: np.ndarray, radius: np.ndarray, rgb: np.ndarray) -> None:
-        """Anti-aliased discs at (cx, cy) canvas pixels; radius and rgb per circle."""
+        """Anti-aliased discs at (cx, cy) canvas pixels; `radius` one number or one per
+        circle; `rgb` one (3,) colour or (n, 3)."""
         cx = np.asarray(cx, np.float32)
         cy = np.asarray(cy, np.float32)
-        radius = np.broadcast_to(np.asarray(radius, np.float32), cx.shape)
+        radius = np.asarray(radius, np.float32)
+        if radius.ndim == 0 or (radius == radius.flat[0]).all():
+            self._even_circles(cx, cy, np.float32(radius.flat[0]), rgb)
+            return
         i0 = np.ceil(cx - radius).astype(np.int64)
         j0 = np.ceil(cy - radius).astype(np.int64)
         nx = np.floor(cx + radius).astype(np.int64) - i0 + 1
         ny = np.floor(cy + radius).astype(np.int64) - j0 + 1
-        if radius.size and (radius == radius[0]).all():  # one stencil for all: no ragged boxes
-            size = int(np.floor(2 * radius[0])) + 2
-            nx = np.full_like(nx, size)
-            ny = np.full_like(ny, size)
-        prim, u, v = _boxes(i0, j0, nx, ny)
-        i = i0[prim] + u
-        j = j0[prim] + v
-        dx = cx[prim] - i.astype(np.float32)
-        dy = cy[prim] - j.astype(np.float32)
-        alpha = np.clip(radius[prim] - np.sqrt(dx * dx + dy * dy), 0, 1)
+        prim, u, v = _boxes(nx, ny)
+        i = np.take(i0, prim) + u
+        j = np.take(j0, prim) + v
+        dx = np.take(cx, prim) - i.astype(np.float32)
+        dy = np.take(cy, prim) - j.astype(np.float32)
+        alpha = np.take(radius, prim) - np.sqrt(dx * dx + dy * dy)
         keys, inside = self._keys(i, j)
-        keep = inside & (alpha > 0)
-        self._blend(keys[keep], alpha[keep], rgb[prim[keep]])
+        keys, alpha, prim = _select(inside & (alpha > 0), keys, alpha, prim)
+        self._blend(keys, np.minimum(alpha, np.float32(1)), _per_fragment(rgb, prim))
+
+    def _even_circles(self, cx: np.ndarray, cy: np.ndarray, r: np.float32, rgb: np.ndarray) -> None:
+        """Circles of one radius: a K x K stencil per circle. The arrays are laid out
+        (K, K, n), circles last, so NumPy runs long inner loops; the kept fragments are then
+        listed circle by circle, the order blending needs."""
+        n = cx.size
+        size = int(np.floor(2 * r)) + 2  # covers ceil(c - r) .. floor(c + r)
+        steps = np.arange(size, dtype=np.intp)[:, None]
+        i = np.ceil(cx - r).astype(np.intp)[None, :] + steps  # (K, n)
+        j = np.ceil(cy - r).astype(np.intp)[None, :] + steps
+        dx = cx[None, :] - i.astype(np.float32)
+        dy = cy[None, :] - j.astype(np.float32)
+        alpha = r - np.sqrt((dx * dx)[:, None, :] + (dy * dy)[None, :, :])  # [i step, j step, n]
+        keep = alpha > 0
+        if i.min() < 0 or i.max() >= self.width or j.min() < 0 or j.max() >= self.height:
+            keep &= ((i >= 0) & (i < self.width))[:, None, :]
+            keep &= ((j >= 0) & (j < self.height))[None, :, :]
+        keys = i[:, None, :] + ((self.height - 1 - j) * self.width)[None, :, :]
+        where = np.flatnonzero(keep.transpose(2, 0, 1))  # circle-major positions
+        prim = where // (size * size)
+        where = (where - prim * (size * size)) * n + prim  # the same cells in (K, K, n)
+        keys = np.take(keys.reshape(-1), where)
+        alpha = np.minimum(np.take(alpha.reshape(-1), where), np.float32(1))
+        self._blend(keys, alpha, rgb if rgb.ndim == 1 else np.take(rgb, prim, axis=0))
 
     def segments(self, a: np.ndarray, b: np.ndarray, radius: np.ndarray, rgb: np.ndarray) -> None:
         """Anti-aliased thick segments from a[k] to b[k] ((n, 2) canvas pixels).
@@ -135,54 +185,59 @@ class Canvas:
         Each segment is walked along its longer axis one pixel column (or row) at a time,
         covering a band around the segment wide enough for its round caps, so a pixel is
         visited at most once per segment however long the segment is."""
-        a = np.asarray(a, np.float32).reshape(-1, 2)
-        b = np.asarray(b, np.float32).reshape(-1, 2)
-        radius = np.broadcast_to(np.asarray(radius, np.float32), (a.shape[0],))
-        steep = np.abs(b[:, 1] - a[:, 1]) > np.abs(b[:, 0] - a[:, 0])
-        major = np.where(steep, 1, 0)  # the axis the walk follows
-        minor = 1 - major
-        rows = np.arange(a.shape[0])
-        a_major, b_major = a[rows, major], b[rows, major]
-        a_minor, b_minor = a[rows, minor], b[rows, minor]
+        ax, ay, bx, by = (
+            np.ascontiguousarray(p, np.float32) for p in (a[:, 0], a[:, 1], b[:, 0], b[:, 1])
+        )
+        radius = np.broadcast_to(np.asarray(radius, np.float32), ax.shape)
+        steep = np.abs(by - ay) > np.abs(bx - ax)
+        a_major, b_major = np.where(steep, ay, ax), np.where(steep, by, bx)
+        a_minor, b_minor = np.where(steep, ax, ay), np.where(steep, bx, by)
         reach = np.ceil(radius).astype(np.int64) + 1
-        first = np.floor(np.minimum(a_major, b_major)).astype(np.int64) - reach
-        count = np.floor(np.maximum(a_major, b_major)).astype(np.int64) + reach - first + 1
-        band = 2 * (np.ceil(2 * radius).astype(np.int64) + 2) + 1
-        prim, u, v = _boxes(first, first, count, band)
-        col = first[prim] + u  # pixel index along the major axis
+        lo, hi = np.minimum(a_major, b_major), np.maximum(a_major, b_major)
+        first = np.floor(lo).astype(np.int64) - reach
+        count = np.floor(hi).astype(np.int64) + reach - first + 1
+        half = np.ceil(2 * radius).astype(np.int64) + 2
+        prim, u, v = _boxes(count, 2 * half + 1)
+        col = np.take(first, prim) + u  # pixel index along the major axis
         span = b_major - a_major
         slope = np.divide(b_minor - a_minor, span, out=np.zeros_like(span), where=span != 0)
-        centre = (col.astype(np.float32) + np.float32(0.5)).clip(
-            np.minimum(a_major, b_major)[prim], np.maximum(a_major, b_major)[prim]
+        centre = np.clip(
+            col.astype(np.float32) + np.float32(0.5), np.take(lo, prim), np.take(hi, prim)
         )
-        along = a_minor[prim] + (centre - a_major[prim]) * slope[prim]
-        row = np.floor(along).astype(np.int64) - (band[prim] // 2) + v
-        i = np.where(steep[prim], row, col)
-        j = np.where(steep[prim], col, row)
-        alpha = np.clip(radius[prim] - _segment_distance(i, j, a[prim], b[prim]), 0, 1)
+        along = np.take(a_minor, prim) + (centre - np.take(a_major, prim)) * np.take(slope, prim)
+        row = np.floor(along).astype(np.int64) - np.take(half, prim) + v
+        steep_f = np.take(steep, prim)
+        i = np.where(steep_f, row, col)
+        j = np.where(steep_f, col, row)
+        ends = [np.take(p, prim) for p in (ax, ay, bx, by)]
+        alpha = np.take(radius, prim) - _segment_distance(i, j, *ends)
         keys, inside = self._keys(i, j)
-        keep = inside & (alpha > 0)
-        self._blend(keys[keep], alpha[keep], rgb[prim[keep]])
+        keys, alpha, prim = _select(inside & (alpha > 0), keys, alpha, prim)
+        self._blend(keys, np.minimum(alpha, np.float32(1)), _per_fragment(rgb, prim))
 
     def triangles(self, a: np.ndarray, b: np.ndarray, c: np.ndarray, rgb: np.ndarray) -> None:
         """Solid triangles ((n, 2) canvas pixels each corner): a pixel whose centre is inside
         or on an edge takes the colour of the last triangle covering it."""
-        a, b, c = (np.asarray(p, np.float32).reshape(-1, 2) for p in (a, b, c))
-        lo = np.minimum(np.minimum(a, b), c)
-        hi = np.maximum(np.maximum(a, b), c)
-        start = np.floor(lo).astype(np.int64)
-        size = np.ceil(hi).astype(np.int64) - start
-        prim, u, v = _boxes(start[:, 0], start[:, 1], size[:, 0], size[:, 1])
-        i = start[prim, 0] + u
-        j = start[prim, 1] + v
-        p = np.stack([i, j], axis=-1).astype(np.float32) + np.float32(0.5)
-        pa, pb, pc = a[prim], b[prim], c[prim]
-        side_a = _cross(p - pa, pb - pa) <= 0
-        side_b = _cross(p - pb, pc - pb) <= 0
-        side_c = _cross(p - pc, pa - pc) <= 0
+        xs = np.stack([a[:, 0], b[:, 0], c[:, 0]]).astype(np.float32)  # (3, n)
+        ys = np.stack([a[:, 1], b[:, 1], c[:, 1]]).astype(np.float32)
+        i0 = np.floor(xs.min(axis=0)).astype(np.int64)
+        j0 = np.floor(ys.min(axis=0)).astype(np.int64)
+        nx = np.ceil(xs.max(axis=0)).astype(np.int64) - i0
+        ny = np.ceil(ys.max(axis=0)).astype(np.int64) - j0
+        prim, u, v = _boxes(nx, ny)
+        i = np.take(i0, prim) + u
+        j = np.take(j0, prim) + v
+        px = i.astype(np.float32) + np.float32(0.5)
+        py = j.astype(np.float32) + np.float32(0.5)
+        corners = [(np.take(xs[k], prim), np.take(ys[k], prim)) for k in range(3)]
+        sides = []
+        for k in range(3):  # which side of edge k -> k+1 the pixel centre is on
+            (x0, y0), (x1, y1) = corners[k], corners[(k + 1) % 3]
+            sides.append((px - x0) * (y1 - y0) - (py - y0) * (x1 - x0) <= 0)
         keys, inside = self._keys(i, j)
-        keep = inside & (side_a == side_b) & (side_a == side_c)
-        self._flat[keys[keep]] = rgb[prim[keep]]  # repeated pixels: the last triangle wins
+        keep = inside & (sides[0] == sides[1]) & (sides[0] == sides[2])
+        keys, prim = _select(keep, keys, prim)
+        self._put(keys, _per_fragment(rgb, prim))  # repeated pixels: the last triangle wins
 
     def blend_mask(self, left: int, top: int, mask: np.ndarray, rgb: np.ndarray) -> None:
         """Blend `rgb` through a coverage mask (rows from the top, values 0..1) whose top-left
@@ -190,28 +245,23 @@ class Canvas:
         rows, cols = mask.shape
         j = top - np.arange(rows)[:, None] + np.zeros((1, cols), np.int64)
         i = left + np.arange(cols)[None, :] + np.zeros((rows, 1), np.int64)
-        keys, inside = self._keys(i.ravel(), j.ravel())
-        alpha = mask.ravel().astype(np.float32)
-        keep = inside & (alpha > 0)
-        flat = self._flat
-        k = keys[keep]
-        a = alpha[keep, None]
-        flat[k] = flat[k] * (np.float32(1) - a) + np.asarray(rgb, np.float32) * a
+        keys, inside = self._keys(i, j)
+        alpha = mask.astype(np.float32)
+        keys, alpha = _select(inside & (alpha > 0), keys, alpha)
+        self._blend(keys, alpha, np.asarray(rgb, np.float32))
 
 
-def _cross(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    return p[:, 0] * q[:, 1] - p[:, 1] * q[:, 0]
-
-
-def _segment_distance(i: np.ndarray, j: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance from pixel centres (i + 0.5, j + 0.5) to segments a-b (rows of (n, 2))."""
-    px = i.astype(np.float32) + np.float32(0.5) - a[:, 0]
-    py = j.astype(np.float32) + np.float32(0.5) - a[:, 1]
-    d = b - a
-    length = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+def _segment_distance(
+    i: np.ndarray, j: np.ndarray, ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray
+) -> np.ndarray:
+    """Distance from pixel centres (i + 0.5, j + 0.5) to segments (ax, ay)-(bx, by)."""
+    px = i.astype(np.float32) + np.float32(0.5) - ax
+    py = j.astype(np.float32) + np.float32(0.5) - ay
+    ex, ey = bx - ax, by - ay
+    length = np.sqrt(ex * ex + ey * ey)
     safe = np.where(length > 0, length, np.float32(1))
-    dx = np.where(length > 0, d[:, 0] / safe, np.float32(1))
-    dy = np.where(length > 0, d[:, 1] / safe, np.float32(0))
+    dx = np.where(length > 0, ex / safe, np.float32(1))
+    dy = np.where(length > 0, ey / safe, np.float32(0))
     across = px * -dy + py * dx
     along = px * dx + py * dy
     along = np.where(along > 0, np.maximum(np.float32(0), along - length), along)
