@@ -163,3 +163,22 @@ def test_show_presents_the_frame_with_row_zero_on_top():
     (frame,) = frames
     assert frame.shape == (4, 8, 3) and frame.dtype == np.uint8
     assert (frame[3] == (255, 0, 0)).all() and (frame[:3] == 0).all()
+
+
+def test_a_wireframe_draws_the_lit_edges_only():
+    window = Window("wireframe", (64, 64), show_window=False)
+    scene = window.get_scene()
+    scene.set_camera(_camera())
+    scene.ambient_light((1.0, 1.0, 1.0))
+    quad = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], np.float32)
+    scene.mesh(
+        quad, indices=np.array([0, 1, 2, 0, 2, 3]), color=(0.0, 1.0, 0.0), show_wireframe=True
+    )
+    window.get_canvas().scene(scene)
+    covered = _covered(window.get_image_buffer_as_numpy())
+    # the square spans about 24 px around the centre; its diagonal is an edge too
+    assert not covered[32, 20] and not covered[20, 44]
+    assert covered[40, 40] or covered[41, 40] or covered[40, 41]
+    edge = int(round(32 - 1 / (math.tan(math.radians(22.5)) * 3) * 32))
+    assert covered[edge - 1 : edge + 2, 32].any() and covered[32, edge - 1 : edge + 2].any()
+    assert covered.sum() < 4 * 48 * 2 + 48 * 2

@@ -15,7 +15,7 @@ import pytest
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 
-PROGRAM = textwrap.dedent(
+PRELUDE = textwrap.dedent(
     """
     import sys
     import numpy as np
@@ -25,6 +25,11 @@ PROGRAM = textwrap.dedent(
     else:
         import tistudio as ti
         ti.init(arch=ti.cpu)
+    """
+)
+
+SHAPES = textwrap.dedent(
+    """
     window = ti.ui.Window("compare", (160, 100), show_window=False)
     camera = ti.ui.Camera()
     camera.position(0.3, 0.4, 3)
@@ -58,10 +63,46 @@ PROGRAM = textwrap.dedent(
     """
 )
 
+# an image from a field under the scene, mesh instances (4x4 transforms), 3-D lines, particles
+# with per-vertex radii
+INSTANCES = textwrap.dedent(
+    """
+    window = ti.ui.Window("compare", (120, 90), show_window=False)
+    camera = ti.ui.Camera()
+    camera.position(0.5, 1.0, 4)
+    camera.lookat(0, 0, 0)
+    canvas = window.get_canvas()
+    scene = window.get_scene()
+    scene.set_camera(camera)
+    image = ti.Vector.field(3, ti.f32, (120, 90))
+    image.from_numpy(np.random.default_rng(1).random((120, 90, 3), dtype=np.float32))
+    canvas.set_image(image)
+    triangle = ti.Vector.field(3, ti.f32, 3)
+    triangle.from_numpy(np.array([[-0.5, -0.5, 0], [0.5, -0.5, 0], [0, 0.5, 0]], np.float32))
+    moves = ti.Matrix.field(4, 4, ti.f32, 2)
+    shifted = [[1, 0, 0, 1.2], [0, 1, 0, 0.3], [0, 0, 1, -0.5], [0, 0, 0, 1]]
+    moves.from_numpy(np.array([np.eye(4), shifted], np.float32))
+    scene.mesh_instance(triangle, color=(0.9, 0.3, 0.3), transforms=moves, two_sided=True)
+    ends = ti.Vector.field(3, ti.f32, 4)
+    pairs = [[-1.5, -1, 0], [1.5, -1, 0], [-1.5, 1, -1], [1.5, 1, -1]]
+    ends.from_numpy(np.array(pairs, np.float32))
+    scene.lines(ends, width=3, color=(0.2, 1.0, 0.2))
+    centers = ti.Vector.field(3, ti.f32, 2)
+    centers.from_numpy(np.array([[-1.2, 0.6, 0.3], [1.0, -0.8, 0.5]], np.float32))
+    radii = ti.field(ti.f32, 2)
+    radii.from_numpy(np.array([0.1, 0.25], np.float32))
+    scene.particles(centers, 0.5, color=(0.3, 0.3, 1.0), per_vertex_radius=radii)
+    scene.point_light((0, 2, 3), (1, 1, 1))
+    scene.ambient_light((0.3, 0.3, 0.3))
+    canvas.scene(scene)
+    np.save(sys.argv[2], window.get_image_buffer_as_numpy())
+    """
+)
 
-def _render(implementation: str, tmp_path) -> np.ndarray:
+
+def _render(implementation: str, program: str, tmp_path) -> np.ndarray:
     script = tmp_path / "program.py"
-    script.write_text(PROGRAM)
+    script.write_text(PRELUDE + program)
     out = tmp_path / f"{implementation}.npy"
     done = subprocess.run(
         [sys.executable, str(script), implementation, str(out)],
@@ -75,11 +116,16 @@ def _render(implementation: str, tmp_path) -> np.ndarray:
     return np.load(out)
 
 
-def test_the_picture_equals_taichis_ggui(tmp_path):
+@pytest.mark.parametrize(
+    "program, shape",
+    [(SHAPES, (160, 100, 4)), (INSTANCES, (120, 90, 4))],
+    ids=["shapes", "instances"],
+)
+def test_the_picture_equals_taichis_ggui(tmp_path, program, shape):
     pytest.importorskip("taichi")
-    theirs = _render("taichi", tmp_path)
-    ours = _render("tistudio", tmp_path)
-    assert ours.shape == theirs.shape == (160, 100, 4) and ours.dtype == theirs.dtype
+    theirs = _render("taichi", program, tmp_path)
+    ours = _render("tistudio", program, tmp_path)
+    assert ours.shape == theirs.shape == shape and ours.dtype == theirs.dtype
     differs = np.abs(ours - theirs).max(axis=2) > 2 / 255
     assert differs.sum() <= 0.002 * differs.size, np.argwhere(differs)[:10]
 

@@ -60,6 +60,7 @@ def pack_uniforms(
     tan_half_fov: float = 1.0,
     lights: int = 0,
     disc: bool = False,
+    wireframe: bool = False,
 ) -> bytes:
     """The `Frame` uniform of the shaders; `view` and `proj` are math matrices (column vectors)."""
     block = np.zeros(48, dtype=np.float32)
@@ -68,7 +69,7 @@ def pack_uniforms(
     block[32:35] = camera_pos
     block[36:39] = ambient
     block[40:44] = (float(lit), float(two_sided), half_width, aspect)
-    block[44:48] = (tan_half_fov, float(lights), float(disc), 0.0)
+    block[44:48] = (tan_half_fov, float(lights), float(disc), float(wireframe))
     return block.tobytes()
 
 

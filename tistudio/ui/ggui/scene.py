@@ -27,6 +27,7 @@ class _Item:
     models: np.ndarray | None = None
     two_sided: bool = False
     width: float = 1.0
+    wireframe: bool = False
 
 
 class SceneV2:
@@ -119,13 +120,10 @@ class SceneV2:
             matrices = data.to_numpy(transforms).astype(np.float32).reshape(-1, 4, 4)
             stop = len(matrices) if instance_count is None else instance_offset + instance_count
             models = matrices[instance_offset:stop].transpose(0, 2, 1).reshape(-1, 16)
-        self.items.append(_Item("mesh", rows, index, models, bool(two_sided)))
-        if show_wireframe:
-            corners = index if index is not None else np.arange(len(rows), dtype=np.uint32)
-            tri = corners[: len(corners) // 3 * 3].reshape(-1, 3)
-            edges = tri[:, [0, 1, 1, 2, 2, 0]].reshape(-1)
-            lines = geometry.line_rows(rows[:, :3], np.ones((len(rows), 4), np.float32), edges)
-            self.items.append(_Item("lines", lines, width=1.0))
+        if show_wireframe and index is not None:  # unindexed: each triangle's own corners
+            rows, index = rows[index[: len(index) // 3 * 3]], None
+        item = _Item("mesh", rows, index, models, bool(two_sided), wireframe=show_wireframe)
+        self.items.append(item)
 
     def lines(
         self,
@@ -168,7 +166,7 @@ class SceneV2:
         for item in self.items:
             uniforms = pack_uniforms(
                 view, proj, lit=item.kind != "lines", two_sided=item.two_sided,
-                half_width=item.width / height, **common,
+                half_width=item.width / height, wireframe=item.wireframe, **common,
             )  # fmt: skip
             draws.append(Draw(item.kind, item.rows, uniforms, True, item.indices, item.models))
         lights = np.zeros((len(self.lights), 8), dtype=np.float32)

@@ -22,7 +22,7 @@ struct Frame {
     ambient: vec4f,
     // x: lit (0/1), y: two-sided (0/1), z: line half-width in clip units, w: aspect (w / h)
     params: vec4f,
-    // x: tan(fov / 2), y: point-light count, z: 0 sphere / 1 flat disc
+    // x: tan(fov / 2), y: point-light count, z: 0 sphere / 1 flat disc, w: wireframe (0/1)
     extra: vec4f,
 }
 
@@ -80,22 +80,32 @@ struct MeshOut {
     @location(0) world: vec3f,
     @location(1) normal: vec3f,
     @location(2) color: vec4f,
+    @location(3) corner: vec3f,
 }
 
 @vertex
-fn vs_mesh(v: MeshIn) -> MeshOut {
+fn vs_mesh(v: MeshIn, @builtin(vertex_index) index: u32) -> MeshOut {
     let model = mat4x4f(v.m0, v.m1, v.m2, v.m3);
     let world = model * vec4f(v.pos, 1.0);
     var out: MeshOut;
     out.clip = u.proj * u.view * world;
-    out.world = world.xyz / world.w;
-    out.normal = (model * vec4f(v.normal, 0.0)).xyz;
+    // lit where the untransformed vertex is, as Taichi 1.7.4 does for mesh instances
+    out.world = v.pos;
+    out.normal = v.normal;
     out.color = v.color;
+    // a wireframe is drawn from unindexed triangles: the corner is the vertex's number mod 3
+    var corners = array<vec3f, 3>(vec3f(1.0, 0.0, 0.0), vec3f(0.0, 1.0, 0.0), vec3f(0.0, 0.0, 1.0));
+    out.corner = corners[index % 3u];
     return out;
 }
 
 @fragment
 fn fs_mesh(v: MeshOut) -> @location(0) vec4f {
+    // a wireframe keeps the fragments within half a pixel of an edge (Taichi draws lines)
+    let edge = v.corner / fwidth(v.corner);
+    if (u.extra.w > 0.5 && min(edge.x, min(edge.y, edge.z)) > 0.5) {
+        discard;
+    }
     if (u.params.x < 0.5) {
         return v.color;
     }
