@@ -182,3 +182,26 @@ def test_a_wireframe_draws_the_lit_edges_only():
     edge = int(round(32 - 1 / (math.tan(math.radians(22.5)) * 3) * 32))
     assert covered[edge - 1 : edge + 2, 32].any() and covered[32, edge - 1 : edge + 2].any()
     assert covered.sum() < 4 * 48 * 2 + 48 * 2
+
+
+def test_the_depth_buffer_holds_the_sphere_surface_and_the_mesh_behind_it():
+    window = Window("depth", (64, 48), show_window=False)
+    scene = window.get_scene()
+    camera = _camera()
+    scene.set_camera(camera)
+    scene.particles(np.array([[0.0, 0.0, 0.0]], np.float32), 0.5)
+    scene.mesh(np.array([[-9, -9, -1], [9, -9, -1], [0, 9, -1]], np.float32))
+    window.get_canvas().scene(scene)
+    depth = window.get_depth_buffer_as_numpy()
+    assert depth.shape == (64, 48) and depth.dtype == np.float32
+    proj = camera.projection_matrix(64 / 48)
+
+    def ndc_depth(view_z: float) -> float:
+        clip = proj @ np.array([0.0, 0.0, view_z, 1.0])
+        return clip[2] / clip[3]
+
+    # the sphere's front point (at view z = -2.5) in the middle, the plane (-4) at the corner
+    assert depth.max() == pytest.approx(ndc_depth(-2.5), rel=1e-3)
+    assert depth[32, 24] == pytest.approx(ndc_depth(-2.5), rel=1e-2)
+    assert depth[2, 2] == pytest.approx(ndc_depth(-4.0), rel=1e-4)
+    assert ndc_depth(-4.0) < depth[32, 24]  # reversed depth: nearer is larger

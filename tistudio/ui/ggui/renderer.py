@@ -100,7 +100,9 @@ class Renderer:
             usage=usage.RENDER_ATTACHMENT | usage.COPY_SRC,
         )
         self.depth = self.device.create_texture(
-            size=(width, height, 1), format=DEPTH_FORMAT, usage=usage.RENDER_ATTACHMENT
+            size=(width, height, 1),
+            format=DEPTH_FORMAT,
+            usage=usage.RENDER_ATTACHMENT | usage.COPY_SRC,
         )
         self.row_bytes = (width * 4 + 255) // 256 * 256
         self.readback = self.device.create_buffer(
@@ -263,11 +265,30 @@ class Renderer:
             (self.width, self.height, 1),
         )
         self.queue.submit([encoder.finish()])
+        return self._read(np.uint8, 4)
+
+    def _read(self, dtype: Any, channels: int) -> np.ndarray:
         self.readback.map_sync(self.wgpu.MapMode.READ)
         raw = np.frombuffer(self.readback.read_mapped(), dtype=np.uint8).copy()
         self.readback.unmap()
         rows = raw.reshape(self.height, self.row_bytes)[:, : self.width * 4]
-        return rows.reshape(self.height, self.width, 4)
+        return rows.copy().view(dtype).reshape(self.height, self.width, channels)
+
+    def read_depth(self) -> np.ndarray:
+        """The last frame's depth buffer, (height, width) float32, row 0 on top (1 near, 0 far
+        or nothing drawn)."""
+        encoder = self.device.create_command_encoder()
+        encoder.copy_texture_to_buffer(
+            {"texture": self.depth, "aspect": "depth-only"},
+            {
+                "buffer": self.readback,
+                "bytes_per_row": self.row_bytes,
+                "rows_per_image": self.height,
+            },
+            (self.width, self.height, 1),
+        )
+        self.queue.submit([encoder.finish()])
+        return self._read(np.float32, 1)[:, :, 0]
 
 
 def _attributes(fmt: str, count: int, first: int, step: int = 16) -> list[dict[str, Any]]:

@@ -201,6 +201,12 @@ class Window:
         image = self._render()
         return np.ascontiguousarray(image[::-1].transpose(1, 0, 2)).astype(np.float32) / 255.0
 
+    def get_depth_buffer_as_numpy(self) -> np.ndarray:
+        """The depth of the window's picture as Taichi gives it: (width, height) float32,
+        [x, y] with y up, 1 at the near plane and 0 at the far plane or where nothing is."""
+        self._render()
+        return np.ascontiguousarray(self.renderer.read_depth()[::-1].T)
+
     def save_image(self, filename: str) -> None:
         """Write the window's picture to `filename` (PNG, BMP or JPEG by its extension), RGBA
         as Taichi writes it."""
