@@ -72,6 +72,18 @@ def _points(pos: Any) -> np.ndarray:
     return pos.astype(np.float32, copy=False)
 
 
+def _float_planes(img: Any) -> list[np.ndarray] | None:
+    """The channels of a 2-D float vector field as [x, y] arrays (each component is its own
+    field here), or None for anything else."""
+    components = getattr(img, "components", None)
+    dtype = getattr(img, "dtype", None)
+    if components is None or not getattr(dtype, "is_float", False) or len(img.shape) != 2:
+        return None
+    if getattr(img, "m", 1) != 1 or len(components) > 4:
+        return None
+    return [c.to_numpy() for c in components[:3]]
+
+
 def cook_image(img: np.ndarray, res: tuple[int, int]) -> np.ndarray:
     """Taichi's `GUI.cook_image`: a [x, y(, c)] array -> float32 [x, y, 3+] in 0..1 (integers
     are divided by their type's maximum; grey is repeated over RGB; RG gets a zero blue)."""
@@ -246,6 +258,11 @@ class GUI:
         ndarray or NumPy array; integers span their type's range, floats 0..1."""
         if self.fast_gui:
             self._set_fast_image(img)
+            return
+        planes = _float_planes(img)
+        if planes is not None:  # a float vector field: copy channel by channel, no stacking
+            assert tuple(img.shape) == self.res, "Image resolution does not match GUI resolution"
+            self.canvas.set_planes(planes)
             return
         self.canvas.set_image(cook_image(_as_numpy(img), self.res))
 

@@ -16,9 +16,14 @@ Coordinates are Taichi's canvas pixels: x to the right, y up. The canvas keeps a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 _PIXEL = np.dtype((np.void, 12))  # one float32 RGB pixel as a single item
+
+Shaded = tuple[np.ndarray, np.ndarray, np.ndarray]  # pixel i, pixel j, coverage
+Shader = Callable[[np.ndarray, np.ndarray, dict[str, np.ndarray]], Shaded]
 
 
 def hex_to_rgb_array(colors: np.ndarray) -> np.ndarray:
@@ -35,18 +40,11 @@ def _boxes(nx: np.ndarray, ny: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     nx = np.maximum(nx, 0)
     ny = np.maximum(ny, 0)
     counts = nx * ny
-    prim = np.repeat(np.arange(nx.size, dtype=np.int32), counts)
+    prim = np.repeat(np.arange(nx.size, dtype=np.intp), counts)
     starts = np.cumsum(counts) - counts
     cell = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts)
     width = np.take(nx, prim)
     return prim, cell % width, cell // width
-
-
-def _select(mask: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
-    """The elements of each (flattened) array where `mask` holds (np.take on the indices of
-    the mask is several times faster than boolean indexing)."""
-    where = np.flatnonzero(mask)
-    return [np.take(a.reshape(-1), where) for a in arrays]
 
 
 def _per_fragment(rgb: np.ndarray, prim: np.ndarray) -> np.ndarray:
@@ -76,6 +74,14 @@ class Canvas:
     def set_image(self, image: np.ndarray) -> None:
         """Copy a Taichi-layout float32 image ([x, y, c], y up, c >= 3) onto the canvas."""
         self.rgb[...] = image[:, ::-1, :3].transpose(1, 0, 2)
+
+    def set_planes(self, planes: list[np.ndarray]) -> None:
+        """Copy 1-3 channels given as [x, y] arrays (y up); missing channels become 0."""
+        for k in range(3):
+            if k < len(planes):
+                self.rgb[..., k] = planes[k][:, ::-1].T
+            else:
+                self.rgb[..., k] = 0
 
     def frame(self) -> np.ndarray:
         """The picture as (height, width, 3) uint8, rounding as Taichi's screenshots do
@@ -132,52 +138,49 @@ class Canvas:
 
     # --- primitives --------------------------------------------------------------------------
 
+    def _fragments(
+        self, nx: np.ndarray, ny: np.ndarray, params: dict[str, np.ndarray], shade: Shader
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The covered pixels of a batch of primitives, primitive by primitive: (keys,
+        coverage, primitive). Primitive k may touch the nx[k] x ny[k] box `shade` places it
+        in; `shade(u, v, params)` gives each cell's pixel (i, j) and coverage (> 0: drawn).
+
+        Boxes of similar size are padded to the largest and laid out (box rows, box columns,
+        primitives), primitives last: `params` then broadcast with no gathering and NumPy runs
+        long inner loops. Very uneven boxes are listed one cell at a time instead."""
+        nx, ny = np.maximum(nx, 0), np.maximum(ny, 0)
+        n, kx, ky = nx.size, int(nx.max()), int(ny.max())
+        if kx * ky * n <= 2 * int((nx * ny).sum()) + 65536:
+            u = np.arange(kx).reshape(1, kx, 1)
+            v = np.arange(ky).reshape(ky, 1, 1)
+            i, j, cover = shade(u, v, params)
+            keys, inside = self._keys(i, j)
+            keep = inside & (cover > 0)
+            where = np.flatnonzero(keep.transpose(2, 0, 1))  # primitive-major positions
+            prim = where // (kx * ky)
+            where = (where - prim * (kx * ky)) * n + prim  # the same cells, primitives last
+            keys = np.take(np.broadcast_to(keys, keep.shape).reshape(-1), where)
+            cover = np.take(np.broadcast_to(cover, keep.shape).reshape(-1), where)
+            return keys, cover, prim
+        prim, u, v = _boxes(nx, ny)
+        i, j, cover = shade(u, v, {name: np.take(p, prim) for name, p in params.items()})
+        keys, inside = self._keys(i, j)
+        where = np.flatnonzero(inside & (cover > 0))
+        return np.take(keys, where), np.take(cover, where), np.take(prim, where)
+
     def circles(self, cx: np.ndarray, cy: np.ndarray, radius: np.ndarray, rgb: np.ndarray) -> None:
         """Anti-aliased discs at (cx, cy) canvas pixels; `radius` one number or one per
         circle; `rgb` one (3,) colour or (n, 3)."""
         cx = np.asarray(cx, np.float32)
         cy = np.asarray(cy, np.float32)
-        radius = np.asarray(radius, np.float32)
-        if radius.ndim == 0 or (radius == radius.flat[0]).all():
-            self._even_circles(cx, cy, np.float32(radius.flat[0]), rgb)
-            return
-        i0 = np.ceil(cx - radius).astype(np.int64)
-        j0 = np.ceil(cy - radius).astype(np.int64)
-        nx = np.floor(cx + radius).astype(np.int64) - i0 + 1
-        ny = np.floor(cy + radius).astype(np.int64) - j0 + 1
-        prim, u, v = _boxes(nx, ny)
-        i = np.take(i0, prim) + u
-        j = np.take(j0, prim) + v
-        dx = np.take(cx, prim) - i.astype(np.float32)
-        dy = np.take(cy, prim) - j.astype(np.float32)
-        alpha = np.take(radius, prim) - np.sqrt(dx * dx + dy * dy)
-        keys, inside = self._keys(i, j)
-        keys, alpha, prim = _select(inside & (alpha > 0), keys, alpha, prim)
+        r = np.broadcast_to(np.asarray(radius, np.float32), cx.shape)
+        i0 = np.ceil(cx - r).astype(np.intp)
+        j0 = np.ceil(cy - r).astype(np.intp)
+        nx = np.floor(cx + r).astype(np.intp) - i0 + 1
+        ny = np.floor(cy + r).astype(np.intp) - j0 + 1
+        params = {"cx": cx, "cy": cy, "r": r, "i0": i0, "j0": j0}
+        keys, alpha, prim = self._fragments(nx, ny, params, _shade_circle)
         self._blend(keys, np.minimum(alpha, np.float32(1)), _per_fragment(rgb, prim))
-
-    def _even_circles(self, cx: np.ndarray, cy: np.ndarray, r: np.float32, rgb: np.ndarray) -> None:
-        """Circles of one radius: a K x K stencil per circle. The arrays are laid out
-        (K, K, n), circles last, so NumPy runs long inner loops; the kept fragments are then
-        listed circle by circle, the order blending needs."""
-        n = cx.size
-        size = int(np.floor(2 * r)) + 2  # covers ceil(c - r) .. floor(c + r)
-        steps = np.arange(size, dtype=np.intp)[:, None]
-        i = np.ceil(cx - r).astype(np.intp)[None, :] + steps  # (K, n)
-        j = np.ceil(cy - r).astype(np.intp)[None, :] + steps
-        dx = cx[None, :] - i.astype(np.float32)
-        dy = cy[None, :] - j.astype(np.float32)
-        alpha = r - np.sqrt((dx * dx)[:, None, :] + (dy * dy)[None, :, :])  # [i step, j step, n]
-        keep = alpha > 0
-        if i.min() < 0 or i.max() >= self.width or j.min() < 0 or j.max() >= self.height:
-            keep &= ((i >= 0) & (i < self.width))[:, None, :]
-            keep &= ((j >= 0) & (j < self.height))[None, :, :]
-        keys = i[:, None, :] + ((self.height - 1 - j) * self.width)[None, :, :]
-        where = np.flatnonzero(keep.transpose(2, 0, 1))  # circle-major positions
-        prim = where // (size * size)
-        where = (where - prim * (size * size)) * n + prim  # the same cells in (K, K, n)
-        keys = np.take(keys.reshape(-1), where)
-        alpha = np.minimum(np.take(alpha.reshape(-1), where), np.float32(1))
-        self._blend(keys, alpha, rgb if rgb.ndim == 1 else np.take(rgb, prim, axis=0))
 
     def segments(self, a: np.ndarray, b: np.ndarray, radius: np.ndarray, rgb: np.ndarray) -> None:
         """Anti-aliased thick segments from a[k] to b[k] ((n, 2) canvas pixels).
@@ -188,31 +191,27 @@ class Canvas:
         ax, ay, bx, by = (
             np.ascontiguousarray(p, np.float32) for p in (a[:, 0], a[:, 1], b[:, 0], b[:, 1])
         )
-        radius = np.broadcast_to(np.asarray(radius, np.float32), ax.shape)
+        r = np.ascontiguousarray(np.broadcast_to(np.asarray(radius, np.float32), ax.shape))
         steep = np.abs(by - ay) > np.abs(bx - ax)
         a_major, b_major = np.where(steep, ay, ax), np.where(steep, by, bx)
         a_minor, b_minor = np.where(steep, ax, ay), np.where(steep, bx, by)
-        reach = np.ceil(radius).astype(np.int64) + 1
+        reach = np.ceil(r).astype(np.intp) + 1
         lo, hi = np.minimum(a_major, b_major), np.maximum(a_major, b_major)
-        first = np.floor(lo).astype(np.int64) - reach
-        count = np.floor(hi).astype(np.int64) + reach - first + 1
-        half = np.ceil(2 * radius).astype(np.int64) + 2
-        prim, u, v = _boxes(count, 2 * half + 1)
-        col = np.take(first, prim) + u  # pixel index along the major axis
+        first = np.floor(lo).astype(np.intp) - reach
+        count = np.floor(hi).astype(np.intp) + reach - first + 1
+        half = np.ceil(2 * r).astype(np.intp) + 2  # rows each side: enough for the caps too
         span = b_major - a_major
         slope = np.divide(b_minor - a_minor, span, out=np.zeros_like(span), where=span != 0)
-        centre = np.clip(
-            col.astype(np.float32) + np.float32(0.5), np.take(lo, prim), np.take(hi, prim)
-        )
-        along = np.take(a_minor, prim) + (centre - np.take(a_major, prim)) * np.take(slope, prim)
-        row = np.floor(along).astype(np.int64) - np.take(half, prim) + v
-        steep_f = np.take(steep, prim)
-        i = np.where(steep_f, row, col)
-        j = np.where(steep_f, col, row)
-        ends = [np.take(p, prim) for p in (ax, ay, bx, by)]
-        alpha = np.take(radius, prim) - _segment_distance(i, j, *ends)
-        keys, inside = self._keys(i, j)
-        keys, alpha, prim = _select(inside & (alpha > 0), keys, alpha, prim)
+        ex, ey = bx - ax, by - ay
+        length = np.sqrt(ex * ex + ey * ey)
+        safe = np.where(length > 0, length, np.float32(1))
+        params = {
+            "first": first, "half": half, "lo": lo, "hi": hi, "slope": slope, "steep": steep,
+            "a_major": a_major, "a_minor": a_minor, "ax": ax, "ay": ay, "r": r, "length": length,
+            "dx": np.where(length > 0, ex / safe, np.float32(1)),
+            "dy": np.where(length > 0, ey / safe, np.float32(0)),
+        }  # fmt: skip
+        keys, alpha, prim = self._fragments(count, 2 * half + 1, params, _shade_segment)
         self._blend(keys, np.minimum(alpha, np.float32(1)), _per_fragment(rgb, prim))
 
     def triangles(self, a: np.ndarray, b: np.ndarray, c: np.ndarray, rgb: np.ndarray) -> None:
@@ -220,23 +219,15 @@ class Canvas:
         or on an edge takes the colour of the last triangle covering it."""
         xs = np.stack([a[:, 0], b[:, 0], c[:, 0]]).astype(np.float32)  # (3, n)
         ys = np.stack([a[:, 1], b[:, 1], c[:, 1]]).astype(np.float32)
-        i0 = np.floor(xs.min(axis=0)).astype(np.int64)
-        j0 = np.floor(ys.min(axis=0)).astype(np.int64)
-        nx = np.ceil(xs.max(axis=0)).astype(np.int64) - i0
-        ny = np.ceil(ys.max(axis=0)).astype(np.int64) - j0
-        prim, u, v = _boxes(nx, ny)
-        i = np.take(i0, prim) + u
-        j = np.take(j0, prim) + v
-        px = i.astype(np.float32) + np.float32(0.5)
-        py = j.astype(np.float32) + np.float32(0.5)
-        corners = [(np.take(xs[k], prim), np.take(ys[k], prim)) for k in range(3)]
-        sides = []
-        for k in range(3):  # which side of edge k -> k+1 the pixel centre is on
-            (x0, y0), (x1, y1) = corners[k], corners[(k + 1) % 3]
-            sides.append((px - x0) * (y1 - y0) - (py - y0) * (x1 - x0) <= 0)
-        keys, inside = self._keys(i, j)
-        keep = inside & (sides[0] == sides[1]) & (sides[0] == sides[2])
-        keys, prim = _select(keep, keys, prim)
+        i0 = np.floor(xs.min(axis=0)).astype(np.intp)
+        j0 = np.floor(ys.min(axis=0)).astype(np.intp)
+        nx = np.ceil(xs.max(axis=0)).astype(np.intp) - i0
+        ny = np.ceil(ys.max(axis=0)).astype(np.intp) - j0
+        params = {"i0": i0, "j0": j0, "nx": nx, "ny": ny}
+        for k in range(3):  # edge k runs from corner k to corner k + 1
+            params[f"x{k}"], params[f"y{k}"] = xs[k], ys[k]
+            params[f"ex{k}"], params[f"ey{k}"] = xs[(k + 1) % 3] - xs[k], ys[(k + 1) % 3] - ys[k]
+        keys, _, prim = self._fragments(nx, ny, params, _shade_triangle)
         self._put(keys, _per_fragment(rgb, prim))  # repeated pixels: the last triangle wins
 
     def blend_mask(self, left: int, top: int, mask: np.ndarray, rgb: np.ndarray) -> None:
@@ -247,22 +238,42 @@ class Canvas:
         i = left + np.arange(cols)[None, :] + np.zeros((rows, 1), np.int64)
         keys, inside = self._keys(i, j)
         alpha = mask.astype(np.float32)
-        keys, alpha = _select(inside & (alpha > 0), keys, alpha)
-        self._blend(keys, alpha, np.asarray(rgb, np.float32))
+        where = np.flatnonzero(inside & (alpha > 0))
+        self._blend(np.take(keys, where), np.take(alpha, where), np.asarray(rgb, np.float32))
 
 
-def _segment_distance(
-    i: np.ndarray, j: np.ndarray, ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray
-) -> np.ndarray:
-    """Distance from pixel centres (i + 0.5, j + 0.5) to segments (ax, ay)-(bx, by)."""
-    px = i.astype(np.float32) + np.float32(0.5) - ax
-    py = j.astype(np.float32) + np.float32(0.5) - ay
-    ex, ey = bx - ax, by - ay
-    length = np.sqrt(ex * ex + ey * ey)
-    safe = np.where(length > 0, length, np.float32(1))
-    dx = np.where(length > 0, ex / safe, np.float32(1))
-    dy = np.where(length > 0, ey / safe, np.float32(0))
-    across = px * -dy + py * dx
-    along = px * dx + py * dy
-    along = np.where(along > 0, np.maximum(np.float32(0), along - length), along)
-    return np.sqrt(across * across + along * along)
+def _shade_circle(u: np.ndarray, v: np.ndarray, p: dict[str, np.ndarray]) -> Shaded:
+    """Taichi's disc: pixel (i, j) sits at (i, j); coverage r - distance to the centre."""
+    i, j = p["i0"] + u, p["j0"] + v
+    dx = p["cx"] - i.astype(np.float32)
+    dy = p["cy"] - j.astype(np.float32)
+    return i, j, p["r"] - np.sqrt(dx * dx + dy * dy)
+
+
+def _shade_segment(u: np.ndarray, v: np.ndarray, p: dict[str, np.ndarray]) -> Shaded:
+    """Taichi's stroke: coverage r - distance from the pixel centre to the segment. Cell (u, v)
+    is column u of the walk along the major axis and row v of the band around the segment."""
+    col = p["first"] + u
+    centre = np.clip(col.astype(np.float32) + np.float32(0.5), p["lo"], p["hi"])
+    along = p["a_minor"] + (centre - p["a_major"]) * p["slope"]
+    row = np.floor(along).astype(np.intp) - p["half"] + v
+    i = np.where(p["steep"], row, col)
+    j = np.where(p["steep"], col, row)
+    px = i.astype(np.float32) + np.float32(0.5) - p["ax"]
+    py = j.astype(np.float32) + np.float32(0.5) - p["ay"]
+    across = px * -p["dy"] + py * p["dx"]
+    ahead = px * p["dx"] + py * p["dy"]
+    ahead = np.where(ahead > 0, np.maximum(np.float32(0), ahead - p["length"]), ahead)
+    return i, j, p["r"] - np.sqrt(across * across + ahead * ahead)
+
+
+def _shade_triangle(u: np.ndarray, v: np.ndarray, p: dict[str, np.ndarray]) -> Shaded:
+    """Taichi's fill: the pixel centre is on the same side of all three edges (or on one)."""
+    i, j = p["i0"] + u, p["j0"] + v
+    px = i.astype(np.float32) + np.float32(0.5)
+    py = j.astype(np.float32) + np.float32(0.5)
+    sides = [
+        (px - p[f"x{k}"]) * p[f"ey{k}"] - (py - p[f"y{k}"]) * p[f"ex{k}"] <= 0 for k in range(3)
+    ]
+    inside = (sides[0] == sides[1]) & (sides[0] == sides[2]) & (u < p["nx"]) & (v < p["ny"])
+    return i, j, inside
