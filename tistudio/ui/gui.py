@@ -22,6 +22,7 @@ import numpy as np
 from tistudio.ui import events as ev
 from tistudio.ui import sink as sink_mod
 from tistudio.ui.font import TextRenderer
+from tistudio.ui.gui_image import as_numpy, cook_image, fast_image, float_planes, resample
 from tistudio.ui.raster import Canvas, hex_to_rgb_array
 
 CLOSE_GRACE_FRAMES = 5  # Taichi raises if a closed window keeps being shown this many frames
@@ -32,15 +33,6 @@ def _bool_environ(key: str, default: bool) -> bool:
     if key not in os.environ:
         return default
     return bool(int(os.environ[key]))
-
-
-def _as_numpy(value: Any) -> np.ndarray:
-    """A NumPy array of `value`: Taichi fields and ndarrays through their `to_numpy()`."""
-    if isinstance(value, np.ndarray):
-        return value
-    if hasattr(value, "to_numpy"):
-        return value.to_numpy()
-    return np.asarray(value)
 
 
 def _colors(color: Any, n: int) -> np.ndarray:
@@ -64,75 +56,12 @@ def _radii(radius: Any, n: int) -> np.ndarray:
 
 def _points(pos: Any) -> np.ndarray:
     """(n, 2) float32 positions from (n, 2) or (n, 2, 1) arrays (or fields)."""
-    pos = _as_numpy(pos)
+    pos = as_numpy(pos)
     if pos.ndim == 3:
         assert pos.shape[2] == 1
         pos = pos[:, :, 0]
     assert pos.ndim == 2 and pos.shape[1] == 2, "positions must have shape (n, 2)"
     return pos.astype(np.float32, copy=False)
-
-
-def _float_planes(img: Any) -> list[np.ndarray] | None:
-    """The channels of a 2-D float vector field as [x, y] arrays (each component is its own
-    field here), or None for anything else."""
-    components = getattr(img, "components", None)
-    dtype = getattr(img, "dtype", None)
-    if components is None or not getattr(dtype, "is_float", False) or len(img.shape) != 2:
-        return None
-    if getattr(img, "m", 1) != 1 or len(components) > 4:
-        return None
-    return [c.to_numpy() for c in components[:3]]
-
-
-def cook_image(img: np.ndarray, res: tuple[int, int]) -> np.ndarray:
-    """Taichi's `GUI.cook_image`: a [x, y(, c)] array -> float32 [x, y, 3+] in 0..1 (integers
-    are divided by their type's maximum; grey is repeated over RGB; RG gets a zero blue)."""
-    if img.dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
-        img = img.astype(np.float32) * np.float32(1 / np.iinfo(img.dtype).max)
-    elif img.dtype in (np.float16, np.float32, np.float64):
-        img = img.astype(np.float32, copy=False)
-    else:
-        raise ValueError(f"Data type {img.dtype} not supported in GUI.set_image")
-    if img.ndim == 2:
-        img = img[..., None]
-    channels = img.shape[2]
-    if channels == 1:
-        img = np.repeat(img, 3, axis=2)
-    elif channels == 2:
-        img = np.concatenate([img, np.zeros(img.shape[:2] + (1,), np.float32)], axis=2)
-    assert img.shape[2] in (3, 4), "Image must be grayscale, RG, RGB or RGBA"
-    assert tuple(img.shape[:2]) == tuple(res), "Image resolution does not match GUI resolution"
-    return img
-
-
-def fast_image(img: np.ndarray) -> np.ndarray:
-    """Taichi's fast-GUI pixels: [x, y, c] -> uint32 0xRRGGBB per pixel, rows from the top.
-    Floats become min(255, max(0, int(v * 255))) in the image's own precision."""
-    rgb = img[:, ::-1, :3].transpose(1, 0, 2)  # rows from the top
-    if rgb.dtype == np.uint8:
-        channels = rgb.astype(np.uint32)
-    else:
-        scaled = rgb * rgb.dtype.type(255)
-        channels = np.clip(np.trunc(scaled), 0, 255).astype(np.uint32)
-    packed = (channels[..., 0] << 16) | (channels[..., 1] << 8) | channels[..., 2]
-    return np.ascontiguousarray(packed.reshape(-1))
-
-
-def _resample(values: np.ndarray, res: tuple[int, int]) -> np.ndarray:
-    """Bilinear resampling of a 2-D array to `res`, the grid's corners on the array's corners
-    (what Taichi's `contour` does when the field and the window differ in size)."""
-    out = values.astype(np.float64)
-    for axis, size in enumerate(res):
-        n = out.shape[axis]
-        coord = np.linspace(0.0, 1.0, size) * (n - 1)
-        low = coord.astype(np.int64)
-        high = np.minimum(low + 1, n - 1)
-        frac = coord - low
-        shape = [1, 1]
-        shape[axis] = size
-        frac = frac.reshape(shape)
-        out = np.take(out, low, axis=axis) * (1 - frac) + np.take(out, high, axis=axis) * frac
-    return out
 
 
 class GUI:
@@ -259,12 +188,12 @@ class GUI:
         if self.fast_gui:
             self._set_fast_image(img)
             return
-        planes = _float_planes(img)
+        planes = float_planes(img)
         if planes is not None:  # a float vector field: copy channel by channel, no stacking
             assert tuple(img.shape) == self.res, "Image resolution does not match GUI resolution"
             self.canvas.set_planes(planes)
             return
-        self.canvas.set_image(cook_image(_as_numpy(img), self.res))
+        self.canvas.set_image(cook_image(as_numpy(img), self.res))
 
     def _set_fast_image(self, img: Any) -> None:
         n = getattr(img, "n", None)
@@ -295,8 +224,8 @@ class GUI:
         bilinearly to the window when sizes differ; `normalize` stretches it to 0..1."""
         from matplotlib import colormaps
 
-        values = _as_numpy(scalar_field)
-        output = values if values.shape == self.res else _resample(values, self.res)
+        values = as_numpy(scalar_field)
+        output = values if values.shape == self.res else resample(values, self.res)
         if normalize:
             top, bottom = np.max(output), np.min(output)
             output = (output - bottom) / (top - bottom)
@@ -324,7 +253,7 @@ class GUI:
         rgb = _colors(color, n)
         if palette is not None:
             assert palette_indices is not None, "palette must be used together with palette_indices"
-            indices = np.asarray(_as_numpy(palette_indices))
+            indices = np.asarray(as_numpy(palette_indices))
             assert issubclass(indices.dtype.type, np.integer), (
                 "palette_indices must be an integer array"
             )
@@ -446,7 +375,7 @@ class GUI:
     ) -> None:
         """Arrows for every `arrow_spacing`-th vector of a 2-D vector field, the longest
         a tenth of the window long."""
-        v = _as_numpy(vector_field)
+        v = as_numpy(vector_field)
         nx, ny = v.shape[:2]
         scale = 0.1 / (np.max(np.linalg.norm(v, axis=-1)) + 1e-16)
         xs = np.arange(0, 1, arrow_spacing / nx)
