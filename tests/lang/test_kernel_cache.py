@@ -32,7 +32,7 @@ def test_template_signatures_follow_taichis_keying() -> None:
     assert [(r["hits"], r["misses"]) for r in rows] == [(1, 1), (0, 1), (0, 1), (0, 1)]
     assert [r["kernel"] for r in rows] == [f"add_c0_{k}" for k in range(4)]
     assert rows[0]["signature"] == (
-        "field=field: f32[8], delta: f32 (runtime), n=4, arr: ndarray[float32, 1d]"
+        "field=x: f32[8], delta: f32 (runtime), n=4, arr: ndarray[float32, 1d]"
     )
     assert all(r["compile_ms"] > 0 for r in rows)
     np.testing.assert_array_equal(x.to_numpy()[:5], [45, 45, 45, 45, 0])  # (42+1) + (1+1)

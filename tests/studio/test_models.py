@@ -14,6 +14,7 @@ from tistudio.studio import frames
 from tistudio.studio.cache_view import CacheView
 from tistudio.studio.export import UNAVAILABLE, ExportPanel, aot_available
 from tistudio.studio.field_view import FieldView, view
+from tistudio.studio.markup import escape
 from tistudio.studio.passes_view import NO_WGSL, PassExplorer, diff_lines
 from tistudio.studio.throttle import Throttle
 
@@ -271,6 +272,29 @@ def test_cache_view_has_a_row_per_signature_with_hits_and_misses():
     ) == (2, 1)
     assert all(r["arch"] == "cpu" and r["compile_ms"] > 0 for r in cache.rows)
     assert "<td>add</td>" in cache.static_html()
+
+
+def test_cache_view_says_why_each_row_compiled():
+    u = ti.field(ti.f32, shape=(16, 16))
+    v = ti.field(ti.f32, shape=(16, 16))
+
+    @ti.kernel
+    def heat(src: ti.template(), dst: ti.template(), k: ti.f32):
+        for I in ti.grouped(src):
+            dst[I] = src[I] * k
+
+    heat(u, v, 0.5)
+    heat(v, u, 0.5)
+    cache = CacheView([heat])
+    first, second = cache.rows
+    assert first["signature"] != second["signature"]
+    assert first["why_short"] == "first call of heat"
+    assert second["why_short"] == "src is field v, was u; dst is field u, was v"
+    assert second["why"] == heat.cache_info()[1]["why"]
+    assert "(nearest earlier: heat_c" in second["why"]
+    html = cache.static_html()
+    assert "<th>why compiled</th>" in html
+    assert f"<td>{escape(second['why'])}</td>" in html
 
 
 # --- export ----------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 A kernel compiles once per *template signature* (Taichi's rule): `ti.template()` arguments
 count by identity (fields) or value (Python numbers), ndarray arguments by dtype and number of
-dimensions, and scalars not at all. Each signature keeps compile time, hits, misses and last
-use; `kernel.cache_info()` returns them and the "compiled"/"launched" events publish them.
+dimensions, and scalars not at all. Each signature keeps compile time, hits, misses, last use
+and why it compiled (`recompile_why.py`, worked out on the miss, never on a hit);
+`kernel.cache_info()` returns them and the "compiled"/"launched" events publish them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from tistudio.lang import autodiff_mode as ad_mode
 from tistudio.lang import data_oriented as oop
 from tistudio.lang import impl
 from tistudio.lang import kernel_args as args_
+from tistudio.lang import recompile_why as why_
+from tistudio.lang.arg_names import Namer
 from tistudio.lang.fast_calls import FastHit, fast_hit, fast_key_function, picker
 from tistudio.lang.interop import convert_array_args, strided_array_at
 from tistudio.lang.types import NdarrayType, Template, to_dtype
@@ -95,6 +98,8 @@ class CacheEntry:
     pick: Callable[[tuple], Any] | None = None  # runtime args from the call's args, if trivial
     ret_layout: list[tuple[str, Any]] | None = None  # set when a vector or struct is returned
     grad_positions: tuple[int, ...] = ()  # ndarray args whose `.grad` is passed (reverse mode)
+    facts: tuple[why_.ArgFacts, ...] = ()  # what each argument was (recompile_why.describe)
+    why: str = ""  # why this instantiation compiled (recompile_why.explain)
 
     def info(self) -> dict[str, Any]:
         return {
@@ -105,6 +110,7 @@ class CacheEntry:
             "hits": self.hits,
             "misses": self.misses,
             "last_use": self.last_use,
+            "why": self.why,
         }
 
 
@@ -176,6 +182,8 @@ class Kernel:
         self._fast_key: Callable[[tuple], tuple] | None = None
         self._program: Any = None
         self._counter = -1
+        self._namer = Namer()  # names of the fields passed, for signature texts
+        self._reset: why_.Reset | None = None  # set when ti.init() dropped compiled instances
         self.debug: bool | None = None  # debug checks for this kernel alone (%%ti_kernel)
 
     def __get__(self, obj: Any, cls: type | None = None) -> Any:
@@ -338,6 +346,9 @@ class Kernel:
 
     def _reset_for(self, program: Any) -> None:
         self._program = program
+        if self._cache:
+            self._reset = why_.Reset(len(self._cache), next(iter(self._cache.values())).arch)
+        self._namer = Namer()
         self._cache.clear()
         self._specs_cached = self._specs()
         self._fast = {}
@@ -353,15 +364,18 @@ class Kernel:
     def _instantiate(
         self, key: tuple, args: tuple, specs: list[ParamSpec], program: Any
     ) -> CacheEntry:
+        facts = why_.describe(self._names, specs, args, self._namer.labels(specs, args))
         start = time.perf_counter()
         name = self._instance_name(f"c{self._counter}_{len(self._cache)}")
         result = self._compile(name, args, specs, program, record=program.config.record_passes)
         compile_ms = (time.perf_counter() - start) * 1e3
+        arch, earlier = program.config.arch, list(self._cache.values())
+        why = why_.explain(self.__name__, key, facts, earlier, compile_ms, arch, self._reset)
         positions = tuple(i for i, s in enumerate(specs) if s.kind != "template")
         layout = self._ret_layout()
         entry = CacheEntry(
             key,
-            args_.signature_text(self._names, specs, args),
+            ", ".join(f.text for f in facts),
             name,
             result.executable,
             compile_ms,
@@ -369,9 +383,11 @@ class Kernel:
             runtime_positions=positions,
             flat_args=all(s.kind not in ("matrix", "struct") for s in specs),
             ret_layout=layout if any(kind != "scalar" for kind, _ in layout) else None,
-            arch=program.config.arch,
+            arch=arch,
             pick=picker(positions) if all(s.kind in _PLAIN for s in specs) else None,
             grad_positions=ad_mode.grad_positions(self.autodiff_mode, specs, args),
+            facts=facts,
+            why=why,
         )
         self._cache[key] = entry
         for message, loc in result.warnings:  # shown at the kernel's line, not at ours
@@ -471,7 +487,8 @@ class Kernel:
     # --- introspection -----------------------------------------------------------------------
 
     def cache_info(self) -> list[dict[str, Any]]:
-        """One row per template signature: kernel name, signature, compile ms, hits, misses."""
+        """One row per template signature: kernel name, signature, compile ms, hits, misses, and
+        `why` it compiled (what differs from the nearest earlier signature; recompile_why)."""
         return [e.info() for e in self._cache.values()]
 
     def instances(self) -> list[CacheEntry]:
@@ -490,7 +507,8 @@ class Kernel:
         key = self._key(args, specs)
         name = self._cache[key].name if key in self._cache else self._instance_name("report")
         result = self._compile(name, args, specs, program, record=True)
-        return CompileReport(name, args_.signature_text(self._names, specs, args), result)
+        labels = self._namer.labels(specs, args)
+        return CompileReport(name, args_.signature_text(self._names, specs, args, labels), result)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from tistudio.frontend.errors import (
 )
 from tistudio.frontend.kernel_builder import ParamSpec
 from tistudio.ir.types import PrimitiveType
+from tistudio.lang import recompile_why
 from tistudio.lang.types import NdarrayType, OpenElementType, to_dtype
 
 if TYPE_CHECKING:
@@ -277,21 +278,12 @@ def runtime_arg(arg: Any, spec: ParamSpec) -> Any:
     return arg
 
 
-def signature_text(names: list[str], specs: list[ParamSpec], args: tuple) -> str:
-    parts = []
-    for n, s, a in zip(names, specs, args):
-        if s.kind == "template":
-            label = getattr(a, "name", "") or n
-            shape = getattr(a, "shape", None)
-            is_field = hasattr(a, "_ti_place_snode") and hasattr(a, "dtype")  # (not an SNode)
-            desc = f"{label}: {a.dtype}{list(shape)}" if is_field else repr(a)
-            parts.append(f"{n}={desc}")
-        elif s.kind == "ndarray":
-            arr = getattr(a, "_ti_numpy_storage", a)
-            parts.append(f"{n}: ndarray[{arr.dtype}, {arr.ndim}d]")
-        else:
-            parts.append(f"{n}: {s.dtype} (runtime)")
-    return ", ".join(parts)
+def signature_text(
+    names: list[str], specs: list[ParamSpec], args: tuple, labels: dict[int, str] | None = None
+) -> str:
+    """The signature as the cache view shows it: `src=u: f32[128, 128], k: f32 (runtime)`;
+    `labels` names the fields and objects passed (`arg_names.Namer`), by position."""
+    return ", ".join(f.text for f in recompile_why.describe(names, specs, args, labels or {}))
 
 
 def template_key(arg: Any) -> Any:

@@ -1,4 +1,5 @@
-"""The cache view: one row per kernel and template signature, updated live (throttled)."""
+"""The cache view: one row per kernel and template signature, updated live (throttled), each
+saying why it compiled (`lang/recompile_why.py`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import anywidget
 import traitlets
 
+from tistudio.lang.recompile_why import headline
 from tistudio.studio.markup import Markup, element
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -30,13 +32,16 @@ def cache_rows(kernels: list[Any]) -> list[dict]:
                     "hits": info["hits"],
                     "misses": info["misses"],
                     "last_use": info["last_use"],
+                    "why": info["why"],
+                    "why_short": headline(info["why"]),
                 }
             )
     return rows
 
 
 class CacheView(anywidget.AnyWidget):
-    """The table of compiled instantiations with compile time, hits, misses and last use."""
+    """The table of compiled instantiations with compile time, hits, misses, last use and why
+    each compiled (its `why` sentence, shortened in the cell, whole in its tooltip)."""
 
     _esm = STATIC / "cache_view.js"
     _css = STATIC / "studio.css"
@@ -56,8 +61,8 @@ class CacheView(anywidget.AnyWidget):
             self.updates += 1
 
     def static_html(self) -> Markup:
-        titles = ("kernel", "signature", "arch", "compile ms", "hits", "misses")
-        keys = ("kernel", "signature", "arch", "compile_ms", "hits", "misses")
+        titles = ("kernel", "signature", "arch", "compile ms", "hits", "misses", "why compiled")
+        keys = ("kernel", "signature", "arch", "compile_ms", "hits", "misses", "why")
         head = element("tr", *(element("th", title) for title in titles))
         rows = (element("tr", *(element("td", r[k]) for k in keys)) for r in self.rows)
         return element("table", head, *rows)

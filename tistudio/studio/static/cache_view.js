@@ -1,5 +1,6 @@
-// cache_view.js: one row per kernel and template signature with compile time, hits, misses
-// and last use. Rows whose counts changed flash briefly. Plain ES module, no dependencies.
+// cache_view.js: one row per kernel and template signature with compile time, hits, misses,
+// last use, and why it compiled (short form in the cell, the whole sentence in its tooltip).
+// Rows whose counts changed flash briefly. Plain ES module, no dependencies.
 
 const COLUMNS = [
   ["kernel", "kernel", ""],
@@ -9,6 +10,7 @@ const COLUMNS = [
   ["hits", "hits", "num"],
   ["misses", "misses", "num"],
   ["last_use", "last use", "num"],
+  ["why", "why compiled", "why"],
 ];
 
 function h(tag, cls, text) {
@@ -40,6 +42,9 @@ function cell(row, key, cls) {
     fill.style.width = `${(100 * row.hits) / Math.max(1, row.hits + row.misses)}%`;
     ratio.title = `${row.hits} hits, ${row.misses} misses`;
     td.append(ratio);
+  } else if (key === "why") {
+    td.textContent = row.why_short;
+    td.title = row.why;
   } else td.textContent = String(row[key]);
   return td;
 }
