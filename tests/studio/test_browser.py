@@ -7,6 +7,7 @@ test-artifacts/studio/.
 
 from __future__ import annotations
 
+import re
 import time
 import zipfile
 
@@ -84,6 +85,11 @@ def test_panel_renders_and_pass_diff_highlights_lines(lab, page: Page, artifacts
     rows = page.locator(".tistudio-cache tr.ti-cache-row")
     expect(rows).to_have_count(1, timeout=30_000)
     expect(rows.first).to_have_attribute("data-hits", "1")
+    why = rows.first.locator("td.why")  # why it compiled: short in the cell, whole in a tooltip
+    expect(why).to_have_text("first call of paint")
+    expect(why).to_have_attribute(
+        "title", re.compile(r"^first call of paint; compiled in [\d.]+ ms$")
+    )
     # pick a pass that changed the IR, look at its diff
     changed = explorer.locator(".ti-pass", has=page.locator(".ti-delta .a:not(:empty)")).nth(1)
     changed.click()
