@@ -180,3 +180,22 @@ def test_compile_reports_name_the_fields_too() -> None:
     v = ti.field(ti.f32, shape=4)
     report = heat.compile_report(v, u, 1.0)
     assert report.signature_text == "src=v: f32[4], dst=u: f32[4], k: f32 (runtime)"
+
+
+def test_vector_and_struct_fields_show_their_elements() -> None:
+    m = ti.Vector.field(3, ti.f32, shape=4)
+    s = ti.Struct.field({"a": ti.f32, "b": ti.i32}, shape=4)
+
+    @ti.kernel
+    def touch(f: ti.template()):
+        pass
+
+    touch(m)
+    touch(s)
+    assert [text for text, _ in rows(touch)] == [
+        "f=m: f32[4] x [3]",
+        "f=s: struct(a: f32, b: i32)[4]",
+    ]
+    assert rows(touch)[1][1].startswith(
+        "f is field s, was m (dtype f32 → struct(a: f32, b: i32), elements [3] → none)"
+    )

@@ -88,7 +88,7 @@ def _facts(name: str, spec: ParamSpec, arg: Any, label: str) -> ArgFacts:
         shape = list(getattr(arg, "shape", ()))
         elements = list(getattr(arg, "element_shape", ()) or ())
         more = f" x {elements}" if elements else ""
-        return ArgFacts(name, "field", label, str(arg.dtype), str(shape), more)
+        return ArgFacts(name, "field", label, _dtype_text(arg.dtype), str(shape), more)
     if spec.kind == "template" and label:
         return ArgFacts(name, "object", label, type(arg).__name__)
     if spec.kind == "template":
@@ -105,6 +105,15 @@ def _facts(name: str, spec: ParamSpec, arg: Any, label: str) -> ArgFacts:
         ndim = arr.ndim - len(elements)
         return ArgFacts(name, "ndarray", "", str(np.dtype(arr.dtype)), f"{ndim}d", more)
     return ArgFacts(name, "runtime", "", str(spec.dtype))
+
+
+def _dtype_text(dtype: Any) -> str:
+    """`f32`, or a struct field's members: `struct(a: f32, b: i32)`."""
+    members = getattr(dtype, "members", None)
+    if not isinstance(members, dict):
+        return str(dtype)
+    inner = ", ".join(f"{name}: {_dtype_text(t)}" for name, t in members.items())
+    return f"struct({inner})"
 
 
 def explain(
