@@ -199,3 +199,20 @@ def test_vector_and_struct_fields_show_their_elements() -> None:
     assert rows(touch)[1][1].startswith(
         "f is field s, was m (dtype f32 → struct(a: f32, b: i32), elements [3] → none)"
     )
+
+
+def test_a_reverse_mode_kernel_names_the_arrays_bringing_a_grad() -> None:
+    @ti.kernel
+    def square(a: ti.types.ndarray(), b: ti.types.ndarray()):
+        for i in a:
+            b[i] = a[i] * a[i]
+
+    a = ti.ndarray(ti.f32, 4, needs_grad=True)
+    b = ti.ndarray(ti.f32, 4, needs_grad=True)
+    plain = ti.ndarray(ti.f32, 4)
+    square.grad(a, b)
+    square.grad(plain, b)
+    (first, _), (second, why) = rows(square.grad)
+    assert first == "a: ndarray[float32, 1d] with .grad, b: ndarray[float32, 1d] with .grad"
+    assert second == "a: ndarray[float32, 1d], b: ndarray[float32, 1d] with .grad"
+    assert why.startswith("ndarrays with a .grad: b, was a, b (nearest earlier: square_c")

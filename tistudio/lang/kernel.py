@@ -364,7 +364,9 @@ class Kernel:
     def _instantiate(
         self, key: tuple, args: tuple, specs: list[ParamSpec], program: Any
     ) -> CacheEntry:
-        facts = why_.describe(self._names, specs, args, self._namer.labels(specs, args))
+        grads = ad_mode.grad_positions(self.autodiff_mode, specs, args)
+        labels = self._namer.labels(specs, args)
+        facts = why_.describe(self._names, specs, args, labels, grads)
         start = time.perf_counter()
         name = self._instance_name(f"c{self._counter}_{len(self._cache)}")
         result = self._compile(name, args, specs, program, record=program.config.record_passes)
@@ -385,7 +387,7 @@ class Kernel:
             ret_layout=layout if any(kind != "scalar" for kind, _ in layout) else None,
             arch=arch,
             pick=picker(positions) if all(s.kind in _PLAIN for s in specs) else None,
-            grad_positions=ad_mode.grad_positions(self.autodiff_mode, specs, args),
+            grad_positions=grads,
             facts=facts,
             why=why,
         )

@@ -11,6 +11,7 @@ signature text the cache view shows (`ArgFacts.text`). Nothing here runs on a ca
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ class ArgFacts:
     dtype: str = ""  # element type; an object's class
     shape: str = ""  # a field's "[128, 128]", an ndarray's "1d"
     elements: str = ""  # vector/matrix elements: " x [3]"
+    grad: bool = False  # an ndarray whose `.grad` is passed too (reverse-mode kernels)
 
     @property
     def text(self) -> str:
@@ -48,7 +50,8 @@ class ArgFacts:
         if self.kind == "value":
             return named
         if self.kind == "ndarray":
-            return f"{self.param}: ndarray[{self.dtype}, {self.shape}]{self.elements}"
+            grad = " with .grad" if self.grad else ""
+            return f"{self.param}: ndarray[{self.dtype}, {self.shape}]{self.elements}{grad}"
         return f"{self.param}: {self.dtype} (runtime)"
 
 
@@ -74,13 +77,21 @@ class Reset:
 
 
 def describe(
-    names: list[str], specs: list[ParamSpec], args: tuple, labels: dict[int, str]
+    names: list[str],
+    specs: list[ParamSpec],
+    args: tuple,
+    labels: dict[int, str],
+    grads: tuple[int, ...] = (),
 ) -> tuple[ArgFacts, ...]:
-    """The facts of each argument; `labels` names the fields and objects (`arg_names`)."""
-    return tuple(
+    """The facts of each argument; `labels` names the fields and objects (`arg_names`), `grads`
+    are the positions of the ndarrays whose `.grad` a reverse-mode kernel takes."""
+    facts = [
         _facts(name, spec, arg, labels.get(i, ""))
         for i, (name, spec, arg) in enumerate(zip(names, specs, args))
-    )
+    ]
+    for i in grads:
+        facts[i] = dataclasses.replace(facts[i], grad=True)
+    return tuple(facts)
 
 
 def _facts(name: str, spec: ParamSpec, arg: Any, label: str) -> ArgFacts:
