@@ -20,8 +20,7 @@ PACKAGE = ROOT / "tistudio"
 
 # lowest first; a unit is a module or package path, the longest matching prefix decides
 LAYERS: list[tuple[str, ...]] = [
-    # constants, the event bus, Taichi's `_lib` helper names: import nothing of ours
-    ("tistudio.arch", "tistudio.events", "tistudio._lib"),
+    ("tistudio.arch", "tistudio.events"),  # constants and the event bus: import nothing of ours
     ("tistudio.ir",),  # statements, types, printer, parser, verifier, interpreter
     ("tistudio.frontend",),  # Python AST -> frontend IR
     ("tistudio.passes",),  # IR -> IR, the pipeline
@@ -31,7 +30,15 @@ LAYERS: list[tuple[str, ...]] = [
     ("tistudio.ad", "tistudio.graph"),  # Tape and grad entry points; compute graphs
     ("tistudio.aot",),  # AOT modules: save, archive, load
     # notebook, GUIs (ui may import the studio's widget; never the other way), examples, ti.*
-    ("tistudio.studio", "tistudio.ui", "tistudio.tour", "tistudio.lab", "tistudio"),
+    # `_lib`: the names of Taichi's `taichi._lib` that programs and tests use
+    (
+        "tistudio.studio",
+        "tistudio.ui",
+        "tistudio.tour",
+        "tistudio.lab",
+        "tistudio._lib",
+        "tistudio",
+    ),
 ]
 
 # the units of the cycle check: these packages, and each other module on its own

@@ -85,6 +85,7 @@ _SUBMODULES = {
     "aot": "tistudio.aot",
     "graph": "tistudio.graph",
     "tools": "tistudio.ui.tools",
+    "_lib": "tistudio._lib",
     "ui": "tistudio.ui",
     "ad": "tistudio.ad",
 }
