@@ -189,6 +189,19 @@ def test_max_frames_ends_running(monkeypatch: pytest.MonkeyPatch) -> None:
         gui.show()
         shown += 1
     assert shown == 4 and gui.frame == 4
+    assert gui.get_event((GUI.PRESS, GUI.EXIT))  # the bound closes the window
+
+
+def test_max_frames_stops_loops_that_ignore_running(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TISTUDIO_GUI_MAX_FRAMES", "3")
+    gui = GUI("bounded", res=16, show_gui=False)
+    shown = 0
+    with pytest.raises(SystemExit) as stop:
+        while not gui.get_event(GUI.ESCAPE):  # as Taichi's fullscreen.py loops
+            gui.show()
+            shown += 1
+    assert stop.value.code == 0
+    assert shown == 3 + 4  # the bound, then four frames of grace as for a closed window
 
 
 def test_fps_limit_sleeps_only_when_live() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import sys
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from tistudio.lang.colors import hex_to_rgb, rgb_to_hex
 from tistudio.ui import events as ev
 from tistudio.ui import sink as sink_mod
 from tistudio.ui.font import TextRenderer
@@ -125,6 +127,7 @@ class GUI:
         self._button_events: dict[str, str] = {}
         self._queue: deque[ev.Event] = deque()
         self._should_close = 0
+        self._bounded = False  # the frame bound (TISTUDIO_GUI_MAX_FRAMES) was reached
         self._frame_delta = 1 / 60
         self._last_show = 0.0
         self._text = TextRenderer()
@@ -398,13 +401,7 @@ class GUI:
         frame = self.canvas.frame()
         if self.sink is not None:
             self._wait_for_frame_slot()
-            if self._should_close and self.sink.live:  # a program that ignores `running`
-                self._should_close += 1
-                if self._should_close > CLOSE_GRACE_FRAMES:
-                    raise RuntimeError(
-                        "Window close button clicked, exiting... "
-                        "(use `while gui.running` to exit gracefully)"
-                    )
+            self._check_ignored_close()
             self.sink.present(frame, self.controls)
             self._take_input()
         if file:
@@ -412,9 +409,26 @@ class GUI:
 
             imwrite(frame.transpose(1, 0, 2)[:, ::-1], file)
         self.frame += 1
-        if self.max_frames is not None and self.frame >= self.max_frames:
-            self.running = False
+        if self.max_frames is not None and self.frame >= self.max_frames and not self._bounded:
+            self._bounded = True  # the frame bound closes the window, as a person would
+            self._window_closed()
         self.clear()
+
+    def _check_ignored_close(self) -> None:
+        """A program that keeps showing frames after its window closed (a `for` loop, or
+        `while not gui.get_event(ESCAPE)`) is stopped after a few frames: with Taichi's error
+        when a viewer was closed, quietly (SystemExit) when the frame bound closed it."""
+        if not self._should_close or not (self.sink.live or self._bounded):
+            return
+        self._should_close += 1
+        if self._should_close <= CLOSE_GRACE_FRAMES:
+            return
+        if self._bounded:
+            print(f"ti.GUI: stopped after {self.frame} frames", file=sys.stderr)
+            raise SystemExit(0)
+        raise RuntimeError(
+            "Window close button clicked, exiting... (use `while gui.running` to exit gracefully)"
+        )
 
     def _wait_for_frame_slot(self) -> None:
         """Keep to `fps_limit` where someone watches; headless runs never sleep."""
@@ -509,16 +523,4 @@ class GUI:
         self._frame_delta = 0 if value is None else 1 / value
 
 
-def rgb_to_hex(c: Any) -> Any:
-    """(r, g, b) in 0..1 -> 0xRRGGBB (arrays of colours work too)."""
-
-    def to255(x: Any) -> Any:
-        return np.clip(np.int32(x * 255), 0, 255)
-
-    return (to255(c[0]) << 16) + (to255(c[1]) << 8) + to255(c[2])
-
-
-def hex_to_rgb(color: int) -> tuple[float, float, float]:
-    """0xRRGGBB -> (r, g, b) in 0..1."""
-    r, g, b = (color >> 16) & 0xFF, (color >> 8) & 0xFF, color & 0xFF
-    return r / 255, g / 255, b / 255
+__all__ = ["GUI", "hex_to_rgb", "rgb_to_hex"]  # the names of Taichi's ui/gui.py
