@@ -153,16 +153,19 @@ def test_flow_control_sends_two_frames_then_the_latest_on_acknowledgement(kernel
 def test_without_acknowledgements_frames_are_paced_not_queued(kernel):
     code = OPEN + (
         "view.stale_after = 0.05\n"
-        "t0 = time.time()\n"
+        "t0, calls, longest, s0, d0 = time.time(), 0, 0.0, view.sent, view.dropped\n"
         "while time.time() - t0 < 1.0:\n"
+        "    t = time.time()\n"
         "    view.present(frames[0])\n"
-        "    time.sleep(0.001)\n"
-        "print('PACED', view.sent, view.dropped)\n"
+        "    longest, calls = max(longest, time.time() - t), calls + 1\n"
+        "print('PACED', view.sent - s0, view.dropped - d0, calls, int(longest * 1000))\n"
     )
     text, _ = execute(kernel, code)
-    sent, dropped = (int(v) for v in text.split("PACED")[1].split())
+    sent, dropped, calls, longest_ms = (int(v) for v in text.split("PACED")[1].split())
     assert 20 <= sent <= 60, text  # two frames per 50 ms at most, however fast the loop is
-    assert dropped > 5 * sent, text
+    # every frame is sent or replaced (one more: the frame left waiting before the loop)
+    assert calls - 1 <= sent + dropped <= calls + 1, text
+    assert calls >= 30 and longest_ms < 200, text  # present() waits max_wait (20 ms) at most
 
 
 def test_keys_clicks_and_close_reach_poll(kernel):
@@ -257,3 +260,14 @@ def test_acknowledgements_and_keys_arrive_while_the_loop_runs(kernel):
     assert printed.startswith("LOOP"), printed
     assert int(printed.split()[1]) >= 40, printed  # far more than the two frames in flight
     assert "('press', 'Escape')" in printed, printed
+
+
+def test_the_window_covers_one_round_trip_within_bounds():
+    view = GuiView("t", (4, 4), max_in_flight=2)
+    assert view.window() == 2  # nothing measured yet
+    view.round_trip = 0.010  # a fast path: two frames in flight are enough
+    assert view.window() == 2
+    view.round_trip = 0.070  # 70 ms: five frames at 60/s
+    assert view.window() == 5
+    view.round_trip = 2.0  # however slow, a bounded number
+    assert view.window() == 6

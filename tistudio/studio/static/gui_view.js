@@ -64,15 +64,17 @@ function paintRGB(canvas, state, bytes, width, height) {
   state.ctx.putImageData(state.image, 0, 0);
 }
 
-async function paintEncoded(canvas, state, view, type, width, height) {
-  const bitmap = await createImageBitmap(new Blob([view], { type }));
+function decode(view, type) {
+  return createImageBitmap(new Blob([view], { type }));
+}
+
+function paintBitmap(canvas, state, bitmap, width, height) {
   if (canvas.width !== width || canvas.height !== height) {
     canvas.width = width;
     canvas.height = height;
     state.image = null;
   }
-  state.ctx.drawImage(bitmap, 0, 0);
-  bitmap.close();
+  state.ctx.drawImage(bitmap, 0, 0, width, height);
 }
 
 function countFrame(el, state, fps) {
@@ -261,7 +263,7 @@ export default {
     canvas.style.maxWidth = `${Math.max(canvas.width, 320)}px`;
     const panel = body.appendChild(h("div", "ti-gui-panel"));
     const state = { ctx: canvas.getContext("2d"), image: null, words: null, drawn: 0, times: [],
-      fpsShown: 0, firstMs: 0, controlShape: null };
+      fpsShown: 0, firstMs: 0, controlShape: null, drawMs: 0, seq: 0 };
 
     const emit = (event) => {
       if (!model.get("is_closed")) model.send({ type: "event", ...event });
@@ -281,12 +283,29 @@ export default {
         countFrame(el, state, fps);
         model.send({ type: "ack", seq: [msg.seq] });
       };
+      const start = performance.now();
+      const timed = () => {
+        state.drawMs += 0.1 * (performance.now() - start - state.drawMs);
+        el.dataset.drawMs = state.drawMs.toFixed(2);
+      };
       if (msg.encoding === "rgb") {
         const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+        state.seq = msg.seq;
         paintRGB(canvas, state, bytes, msg.width, msg.height);
+        timed();
         ack();
       } else {
-        paintEncoded(canvas, state, view, `image/${msg.encoding}`, msg.width, msg.height).then(ack);
+        // decoded off the main thread; a frame that finishes after a newer one is not drawn
+        const type = `image/${msg.encoding}`;
+        decode(view, type).then((bitmap) => {
+          if (msg.seq > state.seq) {
+            state.seq = msg.seq;
+            paintBitmap(canvas, state, bitmap, msg.width, msg.height);
+            timed();
+          }
+          bitmap.close();
+          ack();
+        }, ack);
       }
     };
     const onControls = () => paintControls(panel, model, state, sendControl);
