@@ -132,6 +132,18 @@ def test_overlapping_blended_circles_compose_in_drawing_order() -> None:
     assert diff.max() <= 1
 
 
+def test_overlapping_circles_of_one_colour_compose_like_one_after_another() -> None:
+    rng = np.random.default_rng(4)
+    pos = 0.4 + 0.2 * rng.random((60, 2))
+    gui = GUI(res=24, background_color=0x204060, show_gui=False)
+    gui.circles(pos, radius=2.5, color=0xF0A010)
+    ours = _frame(gui)
+    reference = GUI(res=24, background_color=0x204060, show_gui=False)
+    for p in pos:  # one call per circle: no overlaps within a batch
+        reference.circle(p, color=0xF0A010, radius=2.5)
+    assert np.abs(ours.astype(int) - _frame(reference)).max() <= 1
+
+
 def test_arrow_and_point_field() -> None:
     gui = GUI(res=64, show_gui=False)
     gui.arrow((0.25 + 0.5 / 64, 0.5 + 0.5 / 64), (0.5, 0.0), radius=1, color=0xFFFFFF)

@@ -63,6 +63,7 @@ class Canvas:
         # the same memory as one 12-byte item per pixel: np.put writes a pixel at once
         self._pixels = self._flat.view(_PIXEL).reshape(-1)
         self._owner = np.empty(self.width * self.height, np.int32)
+        self._keep = np.ones(self.width * self.height, np.float32)
         self._frame = np.empty((self.height, self.width, 3), np.uint8)
         self._scratch = np.empty((self.height, self.width, 3), np.float32)
 
@@ -93,10 +94,15 @@ class Canvas:
 
     # --- fragments ---------------------------------------------------------------------------
 
-    def _keys(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Flat indices of canvas pixels (i, j) (y up), and which of them are on the canvas."""
-        inside = (i >= 0) & (i < self.width) & (j >= 0) & (j < self.height)
-        return (self.height - 1 - j) * self.width + i, inside
+    def _keys(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray | bool]:
+        """Flat indices of canvas pixels (i, j) (y up), and which of them are on the canvas
+        (True when all are)."""
+        keys = (self.height - 1 - j) * self.width + i
+        if i.size == 0 or j.size == 0:
+            return keys, True
+        if i.min() >= 0 and i.max() < self.width and j.min() >= 0 and j.max() < self.height:
+            return keys, True
+        return keys, (i >= 0) & (i < self.width) & (j >= 0) & (j < self.height)
 
     def _put(self, keys: np.ndarray, rgb: np.ndarray) -> None:
         """Write (n, 3) float32 colours to pixels `keys`; with repeats, the last one stays."""
@@ -104,69 +110,103 @@ class Canvas:
         np.put(self._pixels, keys, values.view(_PIXEL).reshape(-1))
 
     def _blend(self, keys: np.ndarray, alpha: np.ndarray, rgb: np.ndarray) -> None:
-        """Blend fragments (dest = (1 - a) dest + a colour) in their order: fragments that
-        share a pixel are peeled into layers, each layer holding at most one fragment per
-        pixel, and the layers are applied from the first-drawn to the last-drawn. `rgb` is
-        one (3,) colour or one row per fragment."""
+        """Blend fragments (dest = (1 - a) dest + a colour) in their order. `rgb` is one (3,)
+        colour or one row per fragment.
+
+        With one colour for all the order does not matter: n blends of colour c leave
+        dest * P + c * (1 - P) with P = prod(1 - a), one product per pixel. Otherwise
+        fragments that share a pixel are peeled into layers, each holding at most one
+        fragment per pixel, applied from the first-drawn to the last-drawn."""
         keys = keys.astype(np.intp, copy=False)
-        layers = []
-        remaining = None  # all fragments
-        owner = self._owner
+        if rgb.ndim == 1:
+            self._mix_products(keys, alpha, rgb)
+            return
         order = np.arange(keys.size, dtype=np.int32)
-        while True:
-            k = keys if remaining is None else np.take(keys, remaining)
-            ids = order if remaining is None else remaining
-            np.put(owner, k, ids)  # with repeated pixels the last write stays
-            last = np.take(owner, k) == ids
-            if last.all():
-                layers.append(remaining)
-                break
-            layers.append(np.take(ids, np.flatnonzero(last)))
-            remaining = np.take(ids, np.flatnonzero(~last))
-        for layer in reversed(layers):
-            if layer is None:  # the whole batch, no overlaps left
-                k, a, c = keys, alpha, rgb
-            else:
-                k, a = np.take(keys, layer), np.take(alpha, layer)
-                c = rgb if rgb.ndim == 1 else np.take(rgb, layer, axis=0)
-            # flat (3n,) arrays: NumPy's loops are slow over a trailing axis of 3
-            a = np.repeat(a, 3)
-            c = np.tile(c, k.size) if c.ndim == 1 else c.reshape(-1)
-            dest = np.take(self._flat, k, axis=0).reshape(-1)
-            mixed = dest * (np.float32(1) - a) + c * a
-            np.put(self._pixels, k, mixed.view(_PIXEL))
+        np.put(self._owner, keys, order)  # with repeated pixels the last write stays
+        last = np.take(self._owner, keys) == order
+        if last.all():  # no pixel twice
+            self._mix(keys, alpha, rgb)
+            return
+        for layer in reversed(self._layers(keys, last)):
+            self._mix(np.take(keys, layer), np.take(alpha, layer), np.take(rgb, layer, axis=0))
+
+    def _layers(self, keys: np.ndarray, last: np.ndarray) -> list[np.ndarray]:
+        """Fragment indices by layer, last-drawn layer first; `last` marks the first layer."""
+        layers = [np.flatnonzero(last)]
+        remaining = np.flatnonzero(~last)
+        while remaining.size:
+            k = np.take(keys, remaining)
+            np.put(self._owner, k, remaining)
+            top = np.take(self._owner, k) == remaining
+            layers.append(np.take(remaining, np.flatnonzero(top)))
+            remaining = np.take(remaining, np.flatnonzero(~top))
+        return layers
+
+    def _mix(self, keys: np.ndarray, alpha: np.ndarray, rgb: np.ndarray) -> None:
+        """dest = dest * (1 - a) + colour * a at distinct pixels, in flat (3n,) arrays (NumPy's
+        loops are slow over a trailing axis of 3)."""
+        a = np.repeat(alpha, 3)
+        c = np.tile(rgb, keys.size) if rgb.ndim == 1 else rgb.reshape(-1)
+        dest = np.take(self._flat, keys, axis=0).reshape(-1)
+        mixed = dest * (np.float32(1) - a) + c * a
+        np.put(self._pixels, keys, mixed.view(_PIXEL))
+
+    def _mix_products(self, keys: np.ndarray, alpha: np.ndarray, rgb: np.ndarray) -> None:
+        """One colour over possibly repeated pixels: dest = dest * P + c * (1 - P), P the
+        product of (1 - a) at the pixel (1 - a itself, as Taichi blends, for one fragment).
+        Repeated pixels compute the same value from the same old one, so writing them all
+        is right."""
+        keep = self._keep  # all ones between calls
+        np.multiply.at(keep, keys, np.float32(1) - alpha)
+        product = np.repeat(np.take(keep, keys), 3)
+        np.put(keep, keys, np.float32(1))
+        dest = np.take(self._flat, keys, axis=0).reshape(-1)
+        mixed = dest * product + np.tile(rgb, keys.size) * (np.float32(1) - product)
+        np.put(self._pixels, keys, mixed.view(_PIXEL))
 
     # --- primitives --------------------------------------------------------------------------
 
     def _fragments(
-        self, nx: np.ndarray, ny: np.ndarray, params: dict[str, np.ndarray], shade: Shader
+        self,
+        nx: np.ndarray,
+        ny: np.ndarray,
+        params: dict[str, np.ndarray],
+        shade: Shader,
+        ordered: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The covered pixels of a batch of primitives, primitive by primitive: (keys,
-        coverage, primitive). Primitive k may touch the nx[k] x ny[k] box `shade` places it
-        in; `shade(u, v, params)` gives each cell's pixel (i, j) and coverage (> 0: drawn).
+        """The covered pixels of a batch of primitives: (keys, coverage, primitive), listed
+        primitive by primitive when `ordered`. Primitive k may touch the nx[k] x ny[k] box
+        `shade` places it in; `shade(u, v, params)` gives each cell's pixel (i, j) and
+        coverage (> 0: drawn).
 
         Boxes of similar size are padded to the largest and laid out (box rows, box columns,
         primitives), primitives last: `params` then broadcast with no gathering and NumPy runs
         long inner loops. Very uneven boxes are listed one cell at a time instead."""
         nx, ny = np.maximum(nx, 0), np.maximum(ny, 0)
         n, kx, ky = nx.size, int(nx.max()), int(ny.max())
-        if kx * ky * n <= 2 * int((nx * ny).sum()) + 65536:
-            u = np.arange(kx).reshape(1, kx, 1)
-            v = np.arange(ky).reshape(ky, 1, 1)
-            i, j, cover = shade(u, v, params)
+        if kx * ky * n > 2 * int((nx * ny).sum()) + 65536:
+            prim, u, v = _boxes(nx, ny)
+            i, j, cover = shade(u, v, {name: np.take(p, prim) for name, p in params.items()})
             keys, inside = self._keys(i, j)
-            keep = inside & (cover > 0)
+            where = np.flatnonzero(inside & (cover > 0))
+            return np.take(keys, where), np.take(cover, where), np.take(prim, where)
+        u = np.arange(kx).reshape(1, kx, 1)
+        v = np.arange(ky).reshape(ky, 1, 1)
+        i, j, cover = shade(u, v, params)
+        keys, inside = self._keys(i, j)
+        keep = cover > 0
+        if inside is not True:
+            keep &= inside
+        if ordered:
             where = np.flatnonzero(keep.transpose(2, 0, 1))  # primitive-major positions
             prim = where // (kx * ky)
             where = (where - prim * (kx * ky)) * n + prim  # the same cells, primitives last
-            keys = np.take(np.broadcast_to(keys, keep.shape).reshape(-1), where)
-            cover = np.take(np.broadcast_to(cover, keep.shape).reshape(-1), where)
-            return keys, cover, prim
-        prim, u, v = _boxes(nx, ny)
-        i, j, cover = shade(u, v, {name: np.take(p, prim) for name, p in params.items()})
-        keys, inside = self._keys(i, j)
-        where = np.flatnonzero(inside & (cover > 0))
-        return np.take(keys, where), np.take(cover, where), np.take(prim, where)
+        else:
+            where = np.flatnonzero(keep)
+            prim = where % n
+        keys = np.take(np.broadcast_to(keys, keep.shape).reshape(-1), where)
+        cover = np.take(np.broadcast_to(cover, keep.shape).reshape(-1), where)
+        return keys, cover, prim
 
     def circles(self, cx: np.ndarray, cy: np.ndarray, radius: np.ndarray, rgb: np.ndarray) -> None:
         """Anti-aliased discs at (cx, cy) canvas pixels; `radius` one number or one per
@@ -179,7 +219,7 @@ class Canvas:
         nx = np.floor(cx + r).astype(np.intp) - i0 + 1
         ny = np.floor(cy + r).astype(np.intp) - j0 + 1
         params = {"cx": cx, "cy": cy, "r": r, "i0": i0, "j0": j0}
-        keys, alpha, prim = self._fragments(nx, ny, params, _shade_circle)
+        keys, alpha, prim = self._fragments(nx, ny, params, _shade_circle, rgb.ndim > 1)
         self._blend(keys, np.minimum(alpha, np.float32(1)), _per_fragment(rgb, prim))
 
     def segments(self, a: np.ndarray, b: np.ndarray, radius: np.ndarray, rgb: np.ndarray) -> None:
@@ -211,7 +251,9 @@ class Canvas:
             "dx": np.where(length > 0, ex / safe, np.float32(1)),
             "dy": np.where(length > 0, ey / safe, np.float32(0)),
         }  # fmt: skip
-        keys, alpha, prim = self._fragments(count, 2 * half + 1, params, _shade_segment)
+        keys, alpha, prim = self._fragments(
+            count, 2 * half + 1, params, _shade_segment, rgb.ndim > 1
+        )
         self._blend(keys, np.minimum(alpha, np.float32(1)), _per_fragment(rgb, prim))
 
     def triangles(self, a: np.ndarray, b: np.ndarray, c: np.ndarray, rgb: np.ndarray) -> None:
