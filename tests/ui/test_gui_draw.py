@@ -227,6 +227,31 @@ def test_set_image_of_fields(offset: tuple[int, int] | None, dtype: object) -> N
     assert np.abs(_frame(gui)[..., 2].astype(int) - want[..., 0]).max() <= 1
 
 
+@pytest.mark.parametrize("channels", [2, 4])
+def test_set_image_of_rg_and_rgba_vector_fields(channels: int) -> None:
+    ti.init(arch=ti.cpu)
+    img = _gradient(8, 6)
+    values = np.concatenate([img, np.full((8, 6, 1), 255, np.uint8)], axis=-1)[..., :channels]
+    field = ti.Vector.field(channels, ti.f32, shape=(8, 6))
+    field.from_numpy(values.astype(np.float32) / 255)
+    gui = GUI(res=(8, 6), show_gui=False)
+    gui.set_image(field)
+    want = img.transpose(1, 0, 2)[::-1].astype(int)
+    if channels == 2:
+        want[..., 2] = 0  # RG: no blue
+    assert np.abs(_frame(gui).astype(int) - want).max() <= 1
+
+
+def test_get_image_is_taichis_rgba_layout() -> None:
+    gui = GUI(res=(8, 6), show_gui=False)
+    img = _gradient(8, 6)
+    gui.set_image(img)
+    got = gui.get_image()
+    assert got.shape == (8, 6, 4) and got.dtype == np.float32
+    assert np.abs(got[..., :3] * 255 - img).max() < 0.01
+    assert (got[..., 3] == 1).all()
+
+
 def test_set_image_of_ndarray() -> None:
     ti.init(arch=ti.cpu)
     arr = ti.Vector.ndarray(3, ti.f32, shape=(12, 8))
