@@ -47,7 +47,7 @@ def _boxes(nx: np.ndarray, ny: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     return prim, cell % width, cell // width
 
 
-def _per_fragment(rgb: np.ndarray, prim: np.ndarray) -> np.ndarray:
+def _per_fragment(rgb: np.ndarray, prim: np.ndarray | None) -> np.ndarray:
     """Fragment colours: one (3,) colour for all, or each fragment's primitive's row."""
     return rgb if rgb.ndim == 1 else np.take(rgb, prim, axis=0)
 
@@ -173,11 +173,11 @@ class Canvas:
         params: dict[str, np.ndarray],
         shade: Shader,
         ordered: bool = True,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """The covered pixels of a batch of primitives: (keys, coverage, primitive), listed
-        primitive by primitive when `ordered`. Primitive k may touch the nx[k] x ny[k] box
-        `shade` places it in; `shade(u, v, params)` gives each cell's pixel (i, j) and
-        coverage (> 0: drawn).
+        primitive by primitive when `ordered` (otherwise in no order, primitive unknown).
+        Primitive k may touch the nx[k] x ny[k] box `shade` places it in; `shade(u, v,
+        params)` gives each cell's pixel (i, j) and coverage (> 0: drawn).
 
         Boxes of similar size are padded to the largest and laid out (box rows, box columns,
         primitives), primitives last: `params` then broadcast with no gathering and NumPy runs
@@ -201,9 +201,9 @@ class Canvas:
             where = np.flatnonzero(keep.transpose(2, 0, 1))  # primitive-major positions
             prim = where // (kx * ky)
             where = (where - prim * (kx * ky)) * n + prim  # the same cells, primitives last
-        else:
+        else:  # the caller draws in any order and needs no primitive (one colour)
             where = np.flatnonzero(keep)
-            prim = where % n
+            prim = None
         keys = np.take(np.broadcast_to(keys, keep.shape).reshape(-1), where)
         cover = np.take(np.broadcast_to(cover, keep.shape).reshape(-1), where)
         return keys, cover, prim
