@@ -310,3 +310,12 @@ def test_show_file_writes_the_frame(tmp_path) -> None:
     gui.show(str(path))
     assert np.array_equal(image_io.imread(str(path)), want)
     assert gui.frame == 1
+
+
+def test_get_os_name_uses_taichis_words() -> None:
+    import platform
+
+    from tistudio._lib.utils import get_os_name
+
+    words = {"Linux": "linux", "Darwin": "osx", "Windows": "win"}
+    assert get_os_name() == words[platform.system()]
