@@ -75,6 +75,7 @@ view.stale_after = 600  # no view acknowledges in this test unless it says so
 frames = [np.full((48, 64, 3), k, np.uint8) for k in range(5)]
 for f in frames:
     view.present(f, [Control("slider", "speed", 0.5, 0.0, 1.0)])
+    time.sleep(0.05)  # time for the sender thread to take a frame while there is room
 print("STATE", view.sent, view.dropped, len(view.controls))
 """
 

@@ -162,10 +162,11 @@ class GuiView(anywidget.AnyWidget):
             self._waiting = image
             self._start_sender()
             self._room.notify_all()
-            # backpressure: give the sender up to max_wait to take this frame, so that a fast
-            # loop does not draw frames that would only be dropped (the CPU goes to the browser)
+            # backpressure: when the window is full, give the browser up to max_wait to make
+            # room, so that a fast loop does not draw frames that would only be dropped (the
+            # CPU goes to the browser); with room, the sender takes the frame without us
             deadline = time.monotonic() + self.max_wait
-            while self._waiting is image and not self._closed:
+            while self._waiting is image and not self._closed and self._window_full():
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
@@ -215,6 +216,10 @@ class GuiView(anywidget.AnyWidget):
                 self._in_flight[seq] = time.monotonic()
                 self._room.notify_all()
             self._send_frame(seq, image)
+
+    def _window_full(self) -> bool:
+        self._forget_stale(time.monotonic())
+        return len(self._in_flight) >= self.window()
 
     def _next_frame(self) -> np.ndarray | None:
         """Wait (holding the lock) for a frame and room for it; None once closed."""
