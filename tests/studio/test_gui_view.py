@@ -272,3 +272,43 @@ def test_the_window_covers_one_round_trip_within_bounds():
     assert view.window() == 5
     view.round_trip = 2.0  # however slow, a bounded number
     assert view.window() == 6
+
+
+GUI_LOOP = """
+import tistudio as ti
+ti.init(arch=ti.cpu)
+gui = ti.GUI("interrupted", res=(64, 48))
+print("SINK", type(gui.sink).__name__, flush=True)
+k = 0
+while gui.running:
+    gui.circle((0.5, 0.5), radius=k % 20)
+    gui.show()
+    k += 1
+print("LOOP ENDED", k > 0, gui.sink.closed or not gui.running)
+"""
+
+
+def test_interrupting_the_cell_ends_a_gui_loop_cleanly():
+    manager, client = start_new_kernel(kernel_name="python3")
+    try:
+        msg_id = client.execute(GUI_LOOP)
+        printed, errors, interrupted = "", [], False
+        deadline = time.time() + 60
+        while time.time() < deadline and "LOOP ENDED" not in printed:
+            msg = client.get_iopub_msg(timeout=60)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "stream":
+                printed += msg["content"]["text"]
+            elif msg["msg_type"] == "error":
+                errors.append(msg["content"]["ename"])
+                break
+            frames = frames_in([msg])
+            if frames and frames[0][0]["seq"] >= 3 and not interrupted:
+                manager.interrupt_kernel()  # what JupyterLab's stop button does
+                interrupted = True
+        assert "SINK GuiView" in printed, printed
+        assert errors == [] and "LOOP ENDED True True" in printed, (printed, errors)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
