@@ -27,7 +27,11 @@ LIMITS = {
     "05_aot_export.ipynb": 1200,
     "06_cpu_vs_gpu.ipynb": 1500,
     "07_sparse.ipynb": 900,
+    "08_gui.ipynb": 900,
 }
+# A GUI loop in a notebook runs until its widget is closed; here no one watches, so every
+# `while gui.running` loop ends after this many frames (tistudio.ui.sink.max_frames)
+GUI_FRAMES = "30"
 CELL_LIMIT = 900
 
 
@@ -46,7 +50,10 @@ def test_notebook_is_stored_without_outputs(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(LIMITS))
-def test_notebook_runs_top_to_bottom(name: str, tmp_path: Path) -> None:
+def test_notebook_runs_top_to_bottom(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TISTUDIO_GUI_MAX_FRAMES", GUI_FRAMES)  # the kernel inherits it
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
     client = NotebookClient(
         nb,
