@@ -65,7 +65,8 @@ class FrameSink(Protocol):
 
     def present(self, frame: np.ndarray, controls: list[Control] | None = None) -> None:
         """Show `frame` ((h, w, 3) uint8, row 0 on top) with the current controls. Never blocks
-        for long: a viewer that has not drawn the previous frames yet may drop this one."""
+        for long: a viewer that has not drawn the previous frames yet may drop this one. The
+        GUI reuses `frame`'s memory for its next frame: a sink that keeps it must copy it."""
 
     def poll(self) -> list[RawEvent]:
         """The input events that arrived since the last poll, oldest first."""
