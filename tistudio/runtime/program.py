@@ -64,6 +64,7 @@ class Program:
         self.ad_scope: Any = None  # an open `ti.ad.Tape` or `ti.ad.FwdMode` (tistudio.ad)
         # every placed field by its SNode's id (`lang.field.Field`; `ti.ad` finds `.grad`s here)
         self.fields_by_snode: dict[int, Any] = {}
+        self.write_log: Any = None  # which launch last wrote each field (lang/nan_explain.py)
 
     def use_gpu(self, device: GpuDevice, memory_gb: float | None = None) -> None:
         """Run this program's kernels on `device` (`memory_gb`: `ti.init(device_memory_GB)`,
