@@ -31,6 +31,7 @@ from tistudio.lang import impl
 from tistudio.lang import kernel_args as args_
 from tistudio.lang import recompile_why as why_
 from tistudio.lang.arg_names import Namer
+from tistudio.lang.compile_report import CompileReport
 from tistudio.lang.fast_calls import FastHit, fast_hit, fast_key_function, picker
 from tistudio.lang.interop import convert_array_args, strided_array_at
 from tistudio.lang.types import NdarrayType, Template, to_dtype
@@ -510,37 +511,8 @@ class Kernel:
         name = self._cache[key].name if key in self._cache else self._instance_name("report")
         result = self._compile(name, args, specs, program, record=True)
         labels = self._namer.labels(specs, args)
-        return CompileReport(name, args_.signature_text(self._names, specs, args, labels), result)
-
-
-@dataclass
-class CompileReport:
-    """Pass records and machine code of one instantiation (what the pass explorer shows)."""
-
-    name: str
-    signature_text: str
-    result: Any
-
-    @property
-    def passes(self) -> list[Any]:
-        return self.result.records
-
-    @property
-    def llvm_ir(self) -> str:
-        return self.result.executable.llvm_ir_optimized
-
-    @property
-    def llvm_ir_unoptimized(self) -> str:
-        return self.result.executable.llvm_ir
-
-    @property
-    def assembly(self) -> str:
-        return self.result.executable.assembly
-
-    @property
-    def wgsl(self) -> str:
-        """The WGSL of every task (GPU programs only)."""
-        return self.result.executable.wgsl
+        text = args_.signature_text(self._names, specs, args, labels)
+        return CompileReport(name, text, result, self._parsed)
 
 
 def kernel(fn: Callable[..., Any]) -> Kernel:

@@ -17,7 +17,7 @@ from types import ModuleType
 from tistudio.events import bus
 from tistudio.frontend.errors import TaichiCompilationError
 from tistudio.ir.final_ir import check_final_ir
-from tistudio.ir.printer import print_ir_with_lines
+from tistudio.ir.lineage import StmtIds, print_with_ids
 from tistudio.ir.statements import GetAddr, GlobalPtr, Offloaded
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.verifier import verify
@@ -77,6 +77,7 @@ class PassRecord:
     stmt_count: int
     changed: bool = True
     lines: tuple[int | None, ...] = ()  # per line of ir_text: the user's source line, if known
+    stmt_ids: tuple[int | None, ...] = ()  # per line of ir_text: its statement's id (lineage)
 
 
 def _doc(module: ModuleType) -> str:
@@ -103,14 +104,15 @@ class PassRunner:
         self.records: list[PassRecord] = []
         self.verify = ctx.config.verify_passes or ctx.config.debug
         self.timings: dict[str, float] = {}  # ms per pass or simplify group, and rounds
+        self.ids = StmtIds()  # stable statement ids across the recorded passes (ir/lineage.py)
 
     def snapshot(self, name: str, doc: str, ms: float, changed: bool = True) -> None:
         if not (self.record or self.echo):
             return
-        text, lines = print_ir_with_lines(self.kernel)
+        text, lines, ids = print_with_ids(self.kernel, self.ids)
         if self.record:
             count = self.kernel.stmt_count()
-            record = PassRecord(name, doc, ms, text, count, changed, tuple(lines))
+            record = PassRecord(name, doc, ms, text, count, changed, tuple(lines), tuple(ids))
             self.records.append(record)
             if self.publish:
                 bus.publish("pass_ran", kernel_name=self.kernel.name, record=record)
