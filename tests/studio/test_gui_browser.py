@@ -54,7 +54,7 @@ print("STATS sent", view.sent, "drawn", view.acked, "dropped", view.dropped, "ro
 # the widget alone, fed as fast as the browser takes frames (ti.GUI's own drawing costs about
 # 37 ms a frame at 1024x1024 on this machine, which would hide the widget's rate)
 VIEW_LOOP = """import os
-gui = GuiView.open("rings", (N, N))
+gui = GuiView.show_new("rings", (N, N))
 gui.make_event = RawEvent
 gui.encoding = os.environ.get("TISTUDIO_TEST_GUI_ENCODING", "auto")
 k, t0 = 0, time.monotonic()

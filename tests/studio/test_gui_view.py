@@ -69,7 +69,7 @@ OPEN = """
 import numpy as np, time
 from tistudio.studio.gui_view import GuiView
 from tistudio.ui.sink import Control, RawEvent
-view = GuiView.open("demo", (64, 48))
+view = GuiView.show_new("demo", (64, 48))
 view.make_event = RawEvent
 view.stale_after = 600  # no view acknowledges in this test unless it says so
 frames = [np.full((48, 64, 3), k, np.uint8) for k in range(5)]

@@ -52,16 +52,6 @@ STALE_AFTER = 2.0  # seconds: a frame never acknowledged (no view on screen) sto
 BLIND_STALE_AFTER = 1 / 30  # the same without live acknowledgements (no subshell routing)
 
 
-class _ClassOrWidgetOpen:
-    """`GuiView.open(title, res)` on the class is `show_new` (what `open_sink` calls), while
-    `view.open()` on an instance stays ipywidgets' own (it opens the comm, from __init__)."""
-
-    def __get__(self, view: Any, cls: type) -> Callable[..., Any]:
-        if view is None:
-            return cls.show_new
-        return anywidget.AnyWidget.open.__get__(view, cls)
-
-
 class GuiView(anywidget.AnyWidget):
     """A GUI's window in the notebook: streams frames, returns input (a `FrameSink`).
 
@@ -79,7 +69,6 @@ class GuiView(anywidget.AnyWidget):
     is_closed = traitlets.Bool(False).tag(sync=True)
 
     live = True
-    open = _ClassOrWidgetOpen()
 
     def __init__(
         self,

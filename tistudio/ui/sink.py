@@ -124,7 +124,7 @@ def open_sink(title: str, res: tuple[int, int], show: bool = True) -> FrameSink:
     if show and wanted != "headless" and in_notebook_kernel():
         from tistudio.studio.gui_view import GuiView
 
-        return GuiView.open(title, res)
+        return GuiView.show_new(title, res, make_event=RawEvent)
     return HeadlessSink(title)
 
 
