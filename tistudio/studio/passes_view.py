@@ -13,11 +13,14 @@ import difflib
 import inspect
 import pathlib
 import textwrap
+from collections import Counter
 from typing import Any
 
 import anywidget
 import traitlets
 
+from tistudio.studio.cfg import cfg_of
+from tistudio.studio.lineage_view import lineage_data
 from tistudio.studio.markup import Markup, element
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -40,16 +43,42 @@ def diff_lines(before: list[str], after: list[str], lines: tuple | list = ()) ->
     return out
 
 
+def pass_keys(records: list[Any]) -> list[str]:
+    """A key per record that names the same pass in every instantiation: its name, and which
+    run of that name it is (a simplify sub-pass can run, and be recorded, more than once)."""
+    seen: Counter[str] = Counter()
+    keys = []
+    for record in records:
+        keys.append(f"{record.name}#{seen[record.name]}")
+        seen[record.name] += 1
+    return keys
+
+
+def sparklines(record_lists: list[list[Any]], current: int) -> dict:
+    """Per pass key, its time (ms) and statement count in each instantiation (None where that
+    instantiation did not run it): what the pass list's sparklines draw."""
+    count = len(record_lists)
+    series: dict[str, dict[str, list]] = {}
+    for i, records in enumerate(record_lists):
+        for key, record in zip(pass_keys(records), records, strict=True):
+            row = series.setdefault(key, {"ms": [None] * count, "stmts": [None] * count})
+            row["ms"][i] = round(record.ms, 3)
+            row["stmts"][i] = record.stmt_count
+    return {"count": count, "current": current, "passes": series}
+
+
 def pass_rows(records: list[Any]) -> list[dict]:
     """One row per pass record, each with its diff against the record before it."""
     rows = []
     previous: list[str] = []
+    keys = pass_keys(records)
     for index, record in enumerate(records):
         text = record.ir_text.splitlines()
         diff = diff_lines(previous if index else text, text, getattr(record, "lines", ()))
         rows.append(
             {
                 "name": record.name,
+                "key": keys[index],
                 "doc": record.doc,
                 "ms": round(record.ms, 3),
                 "stmts": record.stmt_count,
@@ -57,6 +86,7 @@ def pass_rows(records: list[Any]) -> list[dict]:
                 "added": sum(1 for d in diff if d[0] == "+"),
                 "removed": sum(1 for d in diff if d[0] == "-"),
                 "diff": diff,
+                "ids": list(getattr(record, "stmt_ids", ())),  # statement per line
             }
         )
         previous = text
@@ -93,6 +123,12 @@ def _code_of(executable: Any) -> dict:
     }
 
 
+def _code_and_lineage(result: Any) -> dict:
+    """The final code, and the lineage linking it, the IR and the source (lineage_view.py)."""
+    code = _code_of(result.executable)
+    return {**code, "lineage": lineage_data(list(result.records), code)}
+
+
 def instance_data(kernel: Any, entry: Any) -> dict:
     """Everything the explorer shows for one cache entry (one template instantiation)."""
     result = entry.result
@@ -102,7 +138,7 @@ def instance_data(kernel: Any, entry: Any) -> dict:
         "compile_ms": round(entry.compile_ms, 2),
         "passes": pass_rows(list(result.records)),
         "source": kernel_source(kernel),
-        **_code_of(result.executable),
+        **_code_and_lineage(result),
     }
 
 
@@ -114,22 +150,39 @@ def report_data(kernel: Any, report: Any) -> dict:
         "compile_ms": round(report.result.passes_ms + report.result.backend_ms, 2),
         "passes": pass_rows(list(report.passes)),
         "source": kernel_source(kernel),
-        **_code_of(report.result.executable),
+        **_code_and_lineage(report.result),
     }
 
 
-class PassExplorer(anywidget.AnyWidget):
-    """Pass list (time and statement count as bars), IR after the selected pass, its diff,
-    the pass docstring, the Python source, and tabs for LLVM IR, assembly and WGSL."""
+def explorer_esm() -> str:
+    """The explorer's ES module: the CFG drawing (cfg_view.js) followed by pass_explorer.js,
+    which calls it (an anywidget module is one file; a saved page can embed the same text)."""
+    parts = ("cfg_view.js", "pass_explorer.js")
+    return "\n".join((STATIC / name).read_text(encoding="utf-8") for name in parts)
 
-    _esm = STATIC / "pass_explorer.js"
+
+def _records(entry: Any) -> list[Any]:
+    """The pass records of a cache entry or of a compile report."""
+    return list(entry.passes) if hasattr(entry, "passes") else list(entry.result.records)
+
+
+class PassExplorer(anywidget.AnyWidget):
+    """Pass list (time and statement count as bars and sparklines), IR after the selected
+    pass, its diff, its control-flow graph, the pass docstring, the Python source, and tabs for
+    LLVM IR, assembly and WGSL; unchanged passes can be hidden, passes and IR searched."""
+
+    _esm = explorer_esm()
     _css = STATIC / "studio.css"
 
     instances = traitlets.List(traitlets.Unicode(), []).tag(sync=True)  # labels
     instance = traitlets.Int(0).tag(sync=True)  # index into `instances`
     data = traitlets.Dict({}).tag(sync=True)  # instance_data() of the selected one
     pass_index = traitlets.Int(-1).tag(sync=True)  # -1: the last pass
-    tab = traitlets.Unicode("ir").tag(sync=True)  # ir | diff | llvm | asm | wgsl
+    tab = traitlets.Unicode("ir").tag(sync=True)  # ir | diff | cfg | llvm | asm | wgsl
+    hide_unchanged = traitlets.Bool(False).tag(sync=True)
+    search = traitlets.Unicode("").tag(sync=True)  # filters the pass list, marks IR text
+    cfg = traitlets.Dict({}).tag(sync=True)  # {"instance", "pass", "graph"}: while tab == cfg
+    sparks = traitlets.Dict({}).tag(sync=True)  # sparklines() over this kernel's instantiations
     show_source = traitlets.Bool(True).tag(sync=True)
     no_wgsl = traitlets.Unicode(NO_WGSL).tag(sync=True)
 
@@ -143,6 +196,8 @@ class PassExplorer(anywidget.AnyWidget):
         self.instances = [*self.instances, f"{kernel.__name__}({entry.signature_text})"]
         if len(self._entries) == 1:
             self._show(0)
+        elif self._entries[self.instance][0] is kernel:
+            self._update_sparks()
 
     def show_report(self, kernel: Any, report: Any) -> None:
         """Show a compile report (no cache entry needed)."""
@@ -152,6 +207,8 @@ class PassExplorer(anywidget.AnyWidget):
             self.instance = len(self._entries) - 1
             self.data = report_data(kernel, report)
             self.pass_index = -1
+            self._update_sparks()
+            self._update_cfg()
 
     @traitlets.observe("instance")
     def _instance_changed(self, change: dict) -> None:
@@ -166,6 +223,32 @@ class PassExplorer(anywidget.AnyWidget):
             self.instance = index
             self.data = data
             self.pass_index = -1
+            self._update_sparks()
+            self._update_cfg()
+
+    def _update_sparks(self) -> None:
+        kernel = self._entries[self.instance][0]
+        same = [i for i, (k, _) in enumerate(self._entries) if k is kernel]
+        lists = [_records(self._entries[i][1]) for i in same]
+        self.sparks = sparklines(lists, same.index(self.instance))
+
+    @traitlets.observe("tab", "pass_index")
+    def _view_changed(self, change: dict) -> None:
+        self._update_cfg()
+
+    def _update_cfg(self) -> None:
+        """The CFG of the selected pass, built only while the CFG tab shows (and once)."""
+        if self.tab != "cfg" or not 0 <= self.instance < len(self._entries):
+            return
+        records = _records(self._entries[self.instance][1])
+        if not records:
+            return
+        index = self.pass_index if 0 <= self.pass_index < len(records) else len(records) - 1
+        if self.cfg.get("instance") == self.instance and self.cfg.get("pass") == index:
+            return
+        record = records[index]
+        graph = cfg_of(record.ir_text, getattr(record, "lines", ()))
+        self.cfg = {"instance": self.instance, "pass": index, "graph": graph}
 
     def static_html(self) -> Markup:
         head = element("tr", *(element("th", h) for h in ("pass", "time", "statements")))

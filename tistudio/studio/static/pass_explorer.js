@@ -1,12 +1,18 @@
 // pass_explorer.js: the passes of one kernel instantiation, the IR after each, its diff with
 // the pass before, the pass docstring, the Python source, and the final LLVM IR, assembly and
 // WGSL. Clicking an IR line highlights the Python line it came from, and back.
-// Keyboard: Up/Down or j/k move between passes, Home/End jump, 1-5 pick a tab.
+// The bar hides passes that changed nothing and searches pass names and IR text (the list keeps
+// the passes that match, with their count; the text shows the matches marked). The CFG tab
+// draws the control-flow graph of the IR after the selected pass (drawCfg, cfg_view.js, which
+// passes_view.explorer_esm puts before this file). With more than one instantiation of the
+// kernel, each pass shows sparklines of its time and statement count across them.
+// Keyboard: Up/Down or j/k move between (shown) passes, Home/End jump, 1-6 pick a tab.
 // Plain ES module, no dependencies.
 
 const TABS = [
   ["ir", "IR after pass"],
   ["diff", "Diff"],
+  ["cfg", "CFG"],
   ["llvm", "LLVM IR"],
   ["asm", "Assembly"],
   ["wgsl", "WGSL"],
@@ -44,11 +50,83 @@ function passRow(pass, index, maxMs, maxStmts) {
   return row;
 }
 
-function paintPassList(list, passes, selected) {
+// ---- hide unchanged, search, sparklines --------------------------------------------------
+
+function isUnchanged(pass, index) {
+  return !pass.changed || (index > 0 && pass.added === 0 && pass.removed === 0);
+}
+
+// How often `query` (lower case) occurs in the pass's name and in the IR after it.
+function matchCount(pass, query) {
+  if (!query) return 0;
+  let count = pass.name.toLowerCase().includes(query) ? 1 : 0;
+  for (const [op, text] of pass.diff) if (op !== "-" && text.toLowerCase().includes(query)) count += 1;
+  return count;
+}
+
+// Which passes the list shows: all, less the unchanged ones, less those the search misses
+// (the selected pass always stays, marked).
+function shownPasses(passes, hide, query, selected) {
+  return passes.map((pass, i) => {
+    const hits = matchCount(pass, query);
+    const hidden = (hide && isUnchanged(pass, i)) || (query !== "" && hits === 0);
+    return { hits, shown: !hidden || i === selected, hidden };
+  });
+}
+
+function sparkline(values, current, color, title) {
+  const NS = "http://www.w3.org/2000/svg";
+  const W = 44;
+  const H = 12;
+  const node = document.createElementNS(NS, "svg");
+  node.setAttribute("class", "ti-spark");
+  node.setAttribute("width", String(W));
+  node.setAttribute("height", String(H));
+  const known = values.filter((v) => v !== null);
+  const lo = Math.min(...known);
+  const hi = Math.max(...known);
+  const at = (v, i) => [1 + ((W - 2) * i) / Math.max(1, values.length - 1), H - 2 - ((H - 4) * (v - lo)) / Math.max(1e-9, hi - lo)];
+  const points = values.map((v, i) => (v === null ? null : at(v, i).map((c) => c.toFixed(1)).join(","))).filter(Boolean);
+  const line = document.createElementNS(NS, "polyline");
+  line.setAttribute("points", points.join(" "));
+  line.setAttribute("fill", "none");
+  line.setAttribute("stroke", color);
+  node.appendChild(line);
+  if (values[current] !== null && values[current] !== undefined) {
+    const [cx, cy] = at(values[current], current);
+    const dot = document.createElementNS(NS, "circle");
+    dot.setAttribute("cx", String(cx));
+    dot.setAttribute("cy", String(cy));
+    dot.setAttribute("r", "2");
+    dot.setAttribute("fill", color);
+    node.appendChild(dot);
+  }
+  const tip = document.createElementNS(NS, "title");
+  tip.textContent = title + values.map((v) => (v === null ? "–" : String(v))).join(", ");
+  node.appendChild(tip);
+  return node;
+}
+
+function addSparks(row, pass, sparks) {
+  const series = sparks && sparks.count > 1 && sparks.passes[pass.key];
+  if (!series) return;
+  const box = row.appendChild(h("div", "ti-sparks"));
+  box.append(sparkline(series.ms, sparks.current, "#2f74d0", `${pass.name} ms per instantiation: `));
+  box.append(sparkline(series.stmts, sparks.current, "#8c959f", `${pass.name} statements per instantiation: `));
+}
+
+function paintPassList(list, passes, selected, view) {
   list.replaceChildren();
   const maxMs = Math.max(1e-6, ...passes.map((p) => p.ms));
   const maxStmts = Math.max(1, ...passes.map((p) => p.stmts));
-  passes.forEach((pass, i) => list.append(passRow(pass, i, maxMs, maxStmts)));
+  const shown = view ? view.shown : passes.map(() => ({ hits: 0, shown: true, hidden: false }));
+  passes.forEach((pass, i) => {
+    const row = list.appendChild(passRow(pass, i, maxMs, maxStmts));
+    if (view) addSparks(row, pass, view.sparks);
+    if (!shown[i].shown) row.style.display = "none";
+    if (shown[i].hidden) row.classList.add("ti-filtered");
+    if (shown[i].hits) row.querySelector(".ti-pass-name").append(h("span", "ti-hits", String(shown[i].hits)));
+  });
   const row = list.children[selected];
   if (row) {
     row.classList.add("selected");
@@ -81,6 +159,43 @@ function paintSource(pre, source) {
   source.lines.forEach((text, i) => pre.append(codeLine(" ", text, String(source.first + i), source.first + i)));
 }
 
+// Wrap each occurrence of `query` (lower case) in the shown code lines in <mark class="ti-hit">.
+function markMatches(pre, query) {
+  if (!query) return 0;
+  let count = 0;
+  for (const span of pre.querySelectorAll(".ti-text")) {
+    const text = span.textContent;
+    const lower = text.toLowerCase();
+    if (!lower.includes(query)) continue;
+    const pieces = [];
+    let at = 0;
+    for (let i = lower.indexOf(query); i >= 0; i = lower.indexOf(query, i + query.length)) {
+      pieces.push(document.createTextNode(text.slice(at, i)), h("mark", "ti-hit", text.slice(i, i + query.length)));
+      at = i + query.length;
+      count += 1;
+    }
+    pieces.push(document.createTextNode(text.slice(at)));
+    span.replaceChildren(...pieces);
+  }
+  return count;
+}
+
+function paintCfg(pane, model, state) {
+  const cfg = model.get("cfg");
+  if (!cfg.graph || cfg.instance !== model.get("instance") || cfg.pass !== state.index) {
+    pane.replaceChildren(h("div", "ti-message", "Building the control-flow graph…"));
+    return;
+  }
+  drawCfg(pane, cfg.graph, {
+    query: state.query,
+    expanded: state.expanded,
+    onToggle: (key) => {
+      state.expanded.add(key);
+      paintCfg(pane, model, state);
+    },
+  });
+}
+
 function highlight(root, src) {
   for (const node of root.querySelectorAll(".ti-line.linked")) node.classList.remove("linked");
   if (src === null) return;
@@ -99,8 +214,18 @@ function build(el) {
   const tabs = right.appendChild(h("div", "ti-tabs"));
   const panes = right.appendChild(h("div", "ti-panes"));
   const code = panes.appendChild(h("pre", "ti-code ti-ir"));
+  const cfg = panes.appendChild(h("div", "ti-cfg"));
   const source = panes.appendChild(h("pre", "ti-code ti-source"));
-  return { bar, main, list, right, doc, tabs, panes, code, source };
+  const tools = h("span", "ti-tools");
+  const hideBox = h("input", "ti-hide-unchanged");
+  hideBox.type = "checkbox";
+  const hide = tools.appendChild(h("label", "ti-hide", ""));
+  hide.append(hideBox, document.createTextNode(" hide unchanged"));
+  const search = tools.appendChild(h("input", "ti-search"));
+  search.type = "search";
+  search.placeholder = "search passes and IR";
+  const hits = tools.appendChild(h("span", "ti-muted ti-search-hits"));
+  return { bar, main, list, right, doc, tabs, panes, code, cfg, source, tools, hideBox, search, hits };
 }
 
 function paintBar(parts, model, data) {
@@ -118,6 +243,7 @@ function paintBar(parts, model, data) {
   if (data.passes) {
     const total = data.passes.reduce((s, p) => s + p.ms, 0);
     parts.bar.append(h("span", "ti-muted", `${data.passes.length} passes · ${total.toFixed(1)} ms in passes · ${data.compile_ms} ms compile · ${data.arch}`));
+    parts.bar.append(parts.tools);
   }
 }
 
@@ -148,10 +274,23 @@ function paintAll(parts, model, state) {
   const index = model.get("pass_index") < 0 || model.get("pass_index") >= count ? count - 1 : model.get("pass_index");
   state.index = index;
   const pass = data.passes[index];
-  paintPassList(parts.list, data.passes, index);
+  state.query = model.get("search").trim().toLowerCase();
+  const shown = shownPasses(data.passes, model.get("hide_unchanged"), state.query, index);
+  state.shown = shown.map((s, i) => (s.shown ? i : -1)).filter((i) => i >= 0);
+  paintPassList(parts.list, data.passes, index, { shown, sparks: model.get("sparks") });
   parts.doc.replaceChildren(h("b", "", pass.name), document.createTextNode(" — " + (pass.doc || "(no docstring)")));
   paintTabs(parts, model);
   paintCode(parts.code, data, pass, model.get("tab"), model.get("no_wgsl"));
+  const isCfg = model.get("tab") === "cfg";
+  parts.code.style.display = isCfg ? "none" : "";
+  parts.cfg.style.display = isCfg ? "" : "none";
+  if (isCfg) paintCfg(parts.cfg, model, state);
+  else parts.cfg.replaceChildren();
+  const marked = isCfg ? parts.cfg.querySelectorAll(".cfg-stmt.hit").length : markMatches(parts.code, state.query);
+  parts.hideBox.checked = model.get("hide_unchanged");
+  if (parts.search.value.trim().toLowerCase() !== state.query) parts.search.value = model.get("search");
+  const matching = shown.filter((s) => s.hits > 0).length;
+  parts.hits.textContent = state.query ? `${matching} passes · ${marked} here` : "";
   parts.panes.classList.toggle("nosource", !model.get("show_source"));
   parts.source.style.display = model.get("show_source") ? "" : "none";
   paintSource(parts.source, data.source);
@@ -165,12 +304,20 @@ function selectPass(model, state, index) {
   model.save_changes();
 }
 
+// The next shown pass from the selected one, `step` (±1) at a time.
+function nextShown(state, step) {
+  const shown = state.shown || [];
+  const later = step > 0 ? shown.filter((i) => i > state.index) : shown.filter((i) => i < state.index).reverse();
+  return later.length ? later[0] : state.index;
+}
+
 function onKey(event, model, state) {
   const moves = { ArrowDown: 1, j: 1, ArrowUp: -1, k: -1 };
-  if (event.key in moves) selectPass(model, state, state.index + moves[event.key]);
-  else if (event.key === "Home") selectPass(model, state, 0);
-  else if (event.key === "End") selectPass(model, state, 1e9);
-  else if (event.key >= "1" && event.key <= "5") {
+  const shown = state.shown || [];
+  if (event.key in moves) selectPass(model, state, nextShown(state, moves[event.key]));
+  else if (event.key === "Home") selectPass(model, state, shown.length ? shown[0] : 0);
+  else if (event.key === "End") selectPass(model, state, shown.length ? shown[shown.length - 1] : 1e9);
+  else if (event.key >= "1" && event.key <= String(TABS.length)) {
     model.set("tab", TABS[Number(event.key) - 1][0]);
     model.save_changes();
   } else return;
@@ -181,7 +328,7 @@ function onKey(event, model, state) {
 export default {
   render({ model, el }) {
     const parts = build(el);
-    const state = { index: 0, src: null };
+    const state = { index: 0, src: null, query: "", shown: [], expanded: new Set() };
     let pending = false;
     const draw = () => {
       pending = false;
@@ -204,6 +351,21 @@ export default {
       }
     });
     parts.list.addEventListener("keydown", (event) => onKey(event, model, state));
+    parts.hideBox.addEventListener("change", () => {
+      model.set("hide_unchanged", parts.hideBox.checked);
+      model.save_changes();
+    });
+    parts.search.addEventListener("input", () => {
+      model.set("search", parts.search.value);
+      model.save_changes();
+    });
+    parts.search.addEventListener("keydown", (event) => {
+      event.stopPropagation(); // typing is not a shortcut (JupyterLab's or ours)
+      if (event.key !== "Enter") return;
+      const next = state.shown.find((i) => i > state.index && matchCount(model.get("data").passes[i], state.query) > 0);
+      const first = state.shown.find((i) => matchCount(model.get("data").passes[i], state.query) > 0);
+      if (next !== undefined || first !== undefined) selectPass(model, state, next !== undefined ? next : first);
+    });
     parts.panes.addEventListener("click", (event) => {
       const line = event.target.closest(".ti-line[data-src]");
       state.src = line && line.dataset.src !== String(state.src) ? line.dataset.src : null;
@@ -212,7 +374,7 @@ export default {
       if (twin) twin.scrollIntoView({ block: "nearest" });
       el.dataset.linked = state.src === null ? "" : String(state.src);
     });
-    const names = ["data", "instances", "instance", "pass_index", "tab", "show_source"];
+    const names = ["data", "instances", "instance", "pass_index", "tab", "show_source", "hide_unchanged", "search", "cfg", "sparks"];
     for (const name of names) model.on("change:" + name, schedule);
     draw();
     return () => names.forEach((name) => model.off("change:" + name, schedule));
