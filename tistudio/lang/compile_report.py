@@ -12,6 +12,7 @@ from typing import Any
 
 from tistudio.frontend.source import ParsedFunction
 from tistudio.ir.lineage import Lineage, lineage
+from tistudio.lang.bisect import Bisection, bisect
 
 
 @dataclass
@@ -22,6 +23,7 @@ class CompileReport:
     signature_text: str
     result: Any
     parsed: ParsedFunction | None = field(default=None, repr=False)  # the kernel's source
+    kernel: Any = field(default=None, repr=False)  # the `ti.kernel` it came from, for bisect
 
     @property
     def passes(self) -> list[Any]:
@@ -32,6 +34,12 @@ class CompileReport:
         those the pass created, rewrote and deleted, and those it left (ir/lineage.py)."""
         source = self.parsed.source_line(lineno) if self.parsed is not None else ""
         return lineage(self.passes, lineno, source)
+
+    def bisect(self, *args: Any) -> Bisection:
+        """Run the IR after each pass in the interpreter on copies of these arguments' data
+        and name the first pass whose results differ from the first runnable IR's
+        (lang/bisect.py)."""
+        return bisect(self.kernel, args)
 
     @property
     def llvm_ir(self) -> str:

@@ -407,10 +407,12 @@ class Kernel:
     ) -> Any:
         with _collector_paused():
             start = time.perf_counter()
-            ir = self._frontend_ir(name, args, specs, program)
+            build = self._ir_builder(name, args, specs, program)
+            ir = build()
             frontend_ms = (time.perf_counter() - start) * 1e3
             echo = print if program.config.print_ir else None
-            result = program.compile(ir, record, echo, self._source_text(), self.debug)
+            source = self._source_text()
+            result = program.compile(ir, record, echo, source, self.debug, rebuild=build)
         result.frontend_ms = frontend_ms
         return result
 
