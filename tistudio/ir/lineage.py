@@ -52,18 +52,20 @@ def print_with_ids(kernel: Kernel, ids: StmtIds) -> tuple[str, list[int | None],
 @dataclass(frozen=True)
 class Statements:
     """The statements one record shows: per id, its header as printed, the same with operands
-    named by id (`key`, what 'rewritten' compares) and its source line."""
+    named by id (`key`, what 'rewritten' compares) and its source line; and per print number
+    (`$5` is 5) its id."""
 
     texts: dict[int, str]
     keys: dict[int, str]
     lines: dict[int, int | None]
+    numbers: dict[int, int]
 
 
 def statements_of(record: Any) -> Statements:
     """Read a `PassRecord`'s statements back from its text, `lines` and `stmt_ids`."""
     texts: dict[int, str] = {}
     lines: dict[int, int | None] = {}
-    number_to_id: dict[str, int] = {}
+    number_to_id: dict[int, int] = {}
     for text, line, sid in zip(record.ir_text.splitlines(), record.lines, record.stmt_ids):
         if sid is None or sid in texts:  # a block's `} else {` and `}` lines
             continue
@@ -71,13 +73,13 @@ def statements_of(record: Any) -> Statements:
         lines[sid] = line
         name = NAME.search(text)
         if name:
-            number_to_id[name.group(1)] = sid
+            number_to_id[int(name.group(1))] = sid
 
     def by_id(match: re.Match[str]) -> str:
-        return f"%{number_to_id.get(match.group(1), '?')}"
+        return f"%{number_to_id.get(int(match.group(1)), '?')}"
 
     keys = {sid: OPERAND.sub(by_id, text) for sid, text in texts.items()}
-    return Statements(texts, keys, lines)
+    return Statements(texts, keys, lines, number_to_id)
 
 
 @dataclass(frozen=True)
@@ -212,16 +214,29 @@ class Origin:
     deleted: int | None
 
 
+def history(records: Iterable[Any]) -> list[tuple[Statements, dict[str, list[int]]]]:
+    """Per record, its statements and the ids its pass created, rewrote and deleted."""
+    out = []
+    before: Statements | None = None
+    for record in records:
+        after = statements_of(record)
+        out.append((after, changes_between(before, after)))
+        before = after
+    return out
+
+
 def origins(records: Iterable[Any]) -> dict[int, Origin]:
     """Every statement id of `records` with its `Origin`."""
+    return origins_of(history(records))
+
+
+def origins_of(steps: list[tuple[Statements, dict[str, list[int]]]]) -> dict[int, Origin]:
+    """`origins` from a `history` already read."""
     created: dict[int, int] = {}
     rewritten: dict[int, list[int]] = {}
     deleted: dict[int, int] = {}
     lines: dict[int, int | None] = {}
-    before: Statements | None = None
-    for index, record in enumerate(records):
-        after = statements_of(record)
-        found = changes_between(before, after)
+    for index, (after, found) in enumerate(steps):
         for sid in found["created"]:
             created[sid] = index
         for sid in found["rewritten"]:
@@ -229,7 +244,6 @@ def origins(records: Iterable[Any]) -> dict[int, Origin]:
         for sid in found["deleted"]:
             deleted[sid] = index
         lines.update(after.lines)
-        before = after
     return {
         sid: Origin(lines.get(sid), at, tuple(rewritten.get(sid, ())), deleted.get(sid))
         for sid, at in created.items()

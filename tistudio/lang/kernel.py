@@ -407,12 +407,10 @@ class Kernel:
     ) -> Any:
         with _collector_paused():
             start = time.perf_counter()
-            build = self._ir_builder(name, args, specs, program)
-            ir = build()
+            ir = self._frontend_ir(name, args, specs, program)
             frontend_ms = (time.perf_counter() - start) * 1e3
             echo = print if program.config.print_ir else None
-            source = self._source_text()
-            result = program.compile(ir, record, echo, source, self.debug, rebuild=build)
+            result = program.compile(ir, record, echo, self._source_text(), self.debug)
         result.frontend_ms = frontend_ms
         return result
 

@@ -1,0 +1,79 @@
+"""What the pass explorer needs to follow a line of Python through the compiler.
+
+For one instantiation: per source line, how many of its statements each pass created, rewrote
+and deleted (the pass list marks those passes when the line is clicked); per statement id, its
+source line and the passes that created, rewrote and deleted it (shown when an IR statement is
+clicked); and per line of the final LLVM IR and WGSL, the statement and source line it came
+from. The back ends name values after the final IR's print numbers (`%s5` and `s5` are `$5`),
+so a line that defines such a value maps to that statement; the WGSL emitter also writes a
+`// file:line` comment before each new source line, which maps the lines after it that define
+nothing. Assembly has neither names nor line comments, so it is not mapped. Computed here, in
+Python, so tests check it without a browser.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tistudio.ir.lineage import KINDS, Statements, history, origins_of
+
+LLVM_DEFINES = re.compile(r"^\s*%s(\d+)(?:[._][\w.]*)? = ")  # %s12 = ..., %s3_i = phi, %s9.us =
+WGSL_DEFINES = re.compile(r"^\s*(?:let|var) s(\d+)(?:_\w+)?\s*[:=]")  # let s9: f32 = ...
+WGSL_SOURCE = re.compile(r"^\s*// [^:\s]+:(\d+)(?::|$)")  # // heat.py:12: dst[I] = ...
+WGSL_BREAKS = re.compile(r"^\s*(//.*)?$|[{}]\s*$")  # blank, another comment, a brace
+
+
+def lineage_data(records: list[Any], code: dict[str, str | None]) -> dict:
+    """The explorer's `lineage` entry: `by_line`, `origins` and `links` (see the module)."""
+    steps = history(records)
+    by_line: dict[str, list[list[int]]] = {}
+    before: Statements | None = None
+    for index, (after, found) in enumerate(steps):
+        for k, kind in enumerate(KINDS):
+            for sid in found[kind]:
+                line = after.lines[sid] if sid in after.lines else before and before.lines[sid]
+                if line is not None:
+                    counts = by_line.setdefault(str(line), [[0, 0, 0] for _ in steps])
+                    counts[index][k] += 1
+        before = after
+    origins = {
+        str(sid): [o.line, o.created, list(o.rewritten), o.deleted]
+        for sid, o in origins_of(steps).items()
+    }
+    links = {}
+    if steps:
+        final = steps[-1][0]
+        for tab, read in (("llvm", llvm_links), ("wgsl", wgsl_links)):
+            text = code.get(tab)
+            if text:
+                links[tab] = read(text, final)
+    return {"by_line": by_line, "origins": origins, "links": links}
+
+
+def llvm_links(text: str, final: Statements) -> dict[str, list]:
+    """Per line of LLVM IR, the id and source line of the final-IR statement it defines."""
+    ids: list[int | None] = []
+    for line in text.split("\n"):
+        match = LLVM_DEFINES.match(line)
+        ids.append(final.numbers.get(int(match.group(1))) if match else None)
+    return {"ids": ids, "src": [final.lines.get(i) if i is not None else None for i in ids]}
+
+
+def wgsl_links(text: str, final: Statements) -> dict[str, list]:
+    """Per line of WGSL, the statement it defines (`let s9`) and the source line: that
+    statement's, else the one a `// file:line` comment just above it names."""
+    ids: list[int | None] = []
+    src: list[int | None] = []
+    current: int | None = None
+    for line in text.split("\n"):
+        comment = WGSL_SOURCE.match(line)
+        if comment:
+            current = int(comment.group(1))
+        elif WGSL_BREAKS.search(line):
+            current = None
+        match = WGSL_DEFINES.match(line)
+        sid = final.numbers.get(int(match.group(1))) if match else None
+        ids.append(sid)
+        src.append(final.lines.get(sid) if sid is not None else current)
+    return {"ids": ids, "src": src}
