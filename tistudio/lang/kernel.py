@@ -512,7 +512,7 @@ class Kernel:
         result = self._compile(name, args, specs, program, record=True)
         labels = self._namer.labels(specs, args)
         text = args_.signature_text(self._names, specs, args, labels)
-        return CompileReport(name, text, result, self._parsed)
+        return CompileReport(name, text, result, self._parsed, self)
 
 
 def kernel(fn: Callable[..., Any]) -> Kernel:
