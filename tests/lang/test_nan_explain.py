@@ -159,18 +159,28 @@ def test_vector_fields_and_a_field_nobody_wrote() -> None:
         explain_nan(vel, 9)
 
 
-def test_the_log_starts_once_per_program_and_stops_with_it() -> None:
+def test_the_log_starts_once_and_follows_ti_init_to_the_next_program() -> None:
     program = impl.get_program()
     log = record_writes()
     assert record_writes() is log and program.write_log is log
-    ti.init(arch=ti.cpu)
-    x = ti.field(ti.f32, shape=2)
+    v = ti.field(ti.f32, shape=2)
 
     @ti.kernel
     def k():
-        for i in x:
-            x[i] = 0.0
+        for i in v:
+            v[i] = ti.sqrt(-1.0 - i)
 
-    k()  # a launch under the new program: the old log lets go of the bus
-    assert log.last == {}
+    k()
+    assert len(log.last) == 1
+    ti.init(arch=ti.cpu)
     assert impl.get_program().write_log is None
+    x = ti.field(ti.f32, shape=2)
+
+    @ti.kernel
+    def k2():
+        for i in x:
+            x[i] = ti.log(-1.0 - i)
+
+    k2()  # the first launch under the new program: the log moves there, forgetting the old
+    assert impl.get_program().write_log is log and list(log.last) == [x.snode.ptr.id]
+    assert explain_nan(x, 1).operation == "log(-2.0) = nan"

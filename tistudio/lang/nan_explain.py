@@ -3,7 +3,8 @@
 A `WriteLog` listens to the "launched" events a kernel call already publishes and keeps, per
 field, the last launch that may have written it (kernel, cache entry, run-time arguments): one
 dictionary store per written field, nothing on a launch nobody listens to. It starts with the
-first field viewer, the first `explain_nan` or `record_writes()`, and lives on the `Program`.
+first field viewer or `record_writes()` and lives on the `Program` (after `ti.init`, on the
+next one).
 
 `explain_nan` reruns that launch for one cell in the IR interpreter with value tracing
 (`ir/nan_trace.py`), on copies of the fields and arrays (the user's data is never written), and
@@ -36,7 +37,9 @@ class Launch:
 
 
 class WriteLog:
-    """The last launch that wrote each field (by place SNode id) of one program."""
+    """The last launch that wrote each field (by place SNode id) of the current program. After
+    `ti.init` it follows the new program: it forgets the old one's launches and files itself
+    as the new one's log at its first launch."""
 
     def __init__(self, program: Any) -> None:
         self.program = program
@@ -44,9 +47,13 @@ class WriteLog:
         self._stop = bus.subscribe("launched", self._launched)
 
     def _launched(self, event: Event) -> None:
-        if impl.current.program is not self.program:  # ti.init made a new program: stop
-            self.stop()
-            return
+        program = impl.current.program
+        if program is not self.program:  # ti.init made a new program
+            if program.write_log is not None:  # which has a log of its own: leave it that
+                self.stop()
+                return
+            self.program, self.last = program, {}
+            program.write_log = self
         data = event.data
         entry = data["entry"]
         launch = Launch(data["kernel"], entry, tuple(data["args"]))
@@ -62,7 +69,7 @@ class WriteLog:
 
 
 def record_writes(program: Any = None) -> WriteLog:
-    """Start (or return) the current program's log of which launch last wrote each field."""
+    """Start (or return) the log of which launch last wrote each field, from now on."""
     program = program or impl.get_program()
     if program.write_log is None:
         program.write_log = WriteLog(program)
@@ -140,7 +147,7 @@ def explain_nan(field: Any, index: Sequence[int] | int, log: WriteLog | None = N
     if launch is None:
         raise LookupError(
             f"no recorded launch wrote {_name(field)}: the log of writes starts with the first "
-            "field viewer, explain_nan or tistudio.studio.record_writes(); launch the kernel again"
+            "field viewer or tistudio.studio.record_writes(); launch the kernel again"
         )
     final_ir = launch.entry.result.final_ir
     if final_ir is None:
