@@ -24,7 +24,15 @@ from tistudio.lang.colors import hex_to_rgb, rgb_to_hex
 from tistudio.ui import events as ev
 from tistudio.ui import sink as sink_mod
 from tistudio.ui.font import TextRenderer
-from tistudio.ui.gui_image import as_numpy, cook_image, fast_image, float_planes, resample
+from tistudio.ui.gui_image import (
+    as_numpy,
+    cook_image,
+    fast_image,
+    float_planes,
+    host_array,
+    interleaved,
+    resample,
+)
 from tistudio.ui.raster import Canvas, hex_to_rgb_array
 
 CLOSE_GRACE_FRAMES = 5  # Taichi raises if a closed window keeps being shown this many frames
@@ -192,11 +200,21 @@ class GUI:
             self._set_fast_image(img)
             return
         planes = float_planes(img)
-        if planes is not None:  # a float vector field: copy channel by channel, no stacking
+        if planes is not None:  # a float vector field: read in place, no stacking
             assert tuple(img.shape) == self.res, "Image resolution does not match GUI resolution"
-            self.canvas.set_planes(planes)
+            pixels = interleaved(planes) if len(planes) == 3 else None
+            if pixels is not None:
+                self.canvas.set_image(pixels)
+            else:
+                self.canvas.set_planes(planes)
             return
-        self.canvas.set_image(cook_image(as_numpy(img), self.res))
+        array = host_array(img)
+        if array.dtype == np.uint8 and array.ndim == 3 and array.shape[2] in (3, 4):
+            # bytes as they are: the canvas scales them as cook_image would, when needed
+            assert array.shape[:2] == self.res, "Image resolution does not match GUI resolution"
+            self.canvas.set_image(array)
+            return
+        self.canvas.set_image(cook_image(as_numpy(array), self.res))
 
     def _set_fast_image(self, img: Any) -> None:
         n = getattr(img, "n", None)
@@ -214,7 +232,7 @@ class GUI:
         self.img = fast_image(array)
         packed = self.img.reshape(self.res[1], self.res[0])
         rows = np.stack([(packed >> s) & 0xFF for s in (16, 8, 0)], axis=-1)
-        self.canvas.rgb[...] = rows.astype(np.float32) * np.float32(1 / 255)
+        self.canvas.set_rows(rows.astype(np.float32) * np.float32(1 / 255))
 
     def get_image(self) -> np.ndarray:
         """The canvas as Taichi's float32 [x, y, 4] image (alpha 1)."""

@@ -21,16 +21,48 @@ def as_numpy(value: Any) -> np.ndarray:
     return np.asarray(value)
 
 
+def host_array(value: Any) -> np.ndarray:
+    """`value`'s elements as a NumPy array to read at once (the GUI copies what it keeps): a
+    dense field's own storage where it has one (no copy), else `as_numpy(value)`."""
+    view = _storage(value)
+    return view if view is not None else as_numpy(value)
+
+
+def _storage(field: Any) -> np.ndarray | None:
+    """A dense scalar field's elements in place (current on the host), or None."""
+    host_view = getattr(field, "_host_view", None)
+    if host_view is None:
+        return None
+    view = host_view()
+    return view if isinstance(view, np.ndarray) and view.shape == tuple(field.shape) else None
+
+
 def float_planes(img: Any) -> list[np.ndarray] | None:
     """The channels of a 2-D float vector field as [x, y] arrays (each component is its own
-    field here), or None for anything else."""
+    field here, read in place where it can be), or None for anything else."""
     components = getattr(img, "components", None)
     dtype = getattr(img, "dtype", None)
     if components is None or not getattr(dtype, "is_float", False) or len(img.shape) != 2:
         return None
     if getattr(img, "m", 1) != 1 or len(components) > 4:
         return None
-    return [c.to_numpy() for c in components[:3]]
+    return [host_array(c) for c in components[:3]]
+
+
+def interleaved(planes: list[np.ndarray]) -> np.ndarray | None:
+    """The planes as one [x, y, c] array without copying, when they lie side by side in memory
+    (a vector field's components: Taichi's AOS layout), else None."""
+    first = planes[0]
+    size = first.itemsize
+    start = first.__array_interface__["data"][0]
+    for k, plane in enumerate(planes):
+        same = plane.dtype == first.dtype and plane.shape == first.shape
+        if not same or plane.strides != first.strides:
+            return None
+        if plane.__array_interface__["data"][0] != start + k * size:
+            return None
+    shape = first.shape + (len(planes),)
+    return np.lib.stride_tricks.as_strided(first, shape, first.strides + (size,), writeable=False)
 
 
 def cook_image(img: np.ndarray, res: tuple[int, int]) -> np.ndarray:

@@ -53,44 +53,104 @@ def _per_fragment(rgb: np.ndarray, prim: np.ndarray | None) -> np.ndarray:
 
 
 class Canvas:
-    """The picture `ti.GUI` draws on: float32 RGB, (height, width, 3), row 0 at the top."""
+    """The picture `ti.GUI` draws on: float32 RGB, (height, width, 3), row 0 at the top.
+
+    Most GUI loops fill the whole picture each frame (`set_image`, or `clear` then nothing), so
+    the float picture is built only when a primitive draws on it: until then the canvas keeps
+    what would fill it (a colour, or the image in its own [x, y, 3] layout) and `frame()`
+    converts that straight to bytes."""
 
     def __init__(self, width: int, height: int) -> None:
         self.width = int(width)
         self.height = int(height)
-        self.rgb = np.zeros((self.height, self.width, 3), np.float32)
-        self._flat = self.rgb.reshape(-1, 3)
+        self._rgb = np.zeros((self.height, self.width, 3), np.float32)
+        self._flat = self._rgb.reshape(-1, 3)
         # the same memory as one 12-byte item per pixel: np.put writes a pixel at once
         self._pixels = self._flat.view(_PIXEL).reshape(-1)
         self._owner = np.empty(self.width * self.height, np.int32)
         self._keep = np.ones(self.width * self.height, np.float32)
         self._frame = np.empty((self.height, self.width, 3), np.uint8)
-        self._scratch = np.empty((self.height, self.width, 3), np.float32)
+        self._buffers: dict[str, np.ndarray] = {}  # scratch arrays, made on first use
+        # what fills the picture while the float one is stale: a colour or an image
+        self._fill: np.ndarray | None = None
+        self._source: np.ndarray | None = None  # [x, y, 3], float32 0..1 or uint8 0..255
 
     # --- whole picture ---------------------------------------------------------------------
 
-    def clear(self, rgb: tuple[float, float, float]) -> None:
-        self.rgb[...] = np.asarray(rgb, np.float32)
+    @property
+    def rgb(self) -> np.ndarray:
+        """The float picture, (height, width, 3), built from a pending fill first."""
+        self._materialise()
+        return self._rgb
+
+    def clear(self, rgb: tuple[float, float, float] | np.ndarray) -> None:
+        """Fill with one colour (kept as the colour until something draws)."""
+        self._fill = np.asarray(rgb, np.float32).reshape(3).copy()
+        self._source = None
 
     def set_image(self, image: np.ndarray) -> None:
-        """Copy a Taichi-layout float32 image ([x, y, c], y up, c >= 3) onto the canvas."""
-        self.rgb[...] = image[:, ::-1, :3].transpose(1, 0, 2)
+        """Copy a Taichi-layout image ([x, y, c], y up, c >= 3) onto the canvas: float (0..1)
+        or uint8 (0..255, as Taichi scales it: u * float32(1/255))."""
+        kind = "bytes" if image.dtype == np.uint8 else "floats"
+        source = self._buffer(kind, (self.width, self.height, 3), _SOURCE_TYPES[kind])
+        np.copyto(source, image[:, :, :3], casting="same_kind")
+        self._source, self._fill = source, None
 
     def set_planes(self, planes: list[np.ndarray]) -> None:
         """Copy 1-3 channels given as [x, y] arrays (y up); missing channels become 0."""
+        source = self._buffer("floats", (self.width, self.height, 3), np.float32)
         for k in range(3):
             if k < len(planes):
-                self.rgb[..., k] = planes[k][:, ::-1].T
+                np.copyto(source[:, :, k], planes[k], casting="same_kind")
             else:
-                self.rgb[..., k] = 0
+                source[:, :, k] = 0
+        self._source, self._fill = source, None
+
+    def set_rows(self, rgb: np.ndarray) -> None:
+        """Replace the float picture with `rgb` ((height, width, 3), row 0 at the top)."""
+        self._source = self._fill = None
+        self._rgb[...] = rgb
 
     def frame(self) -> np.ndarray:
         """The picture as (height, width, 3) uint8, rounding as Taichi's screenshots do
         (255 * clamp(v, 0, 1), truncated). The array is reused by the next call."""
-        np.clip(self.rgb, 0, 1, out=self._scratch)
-        np.multiply(self._scratch, np.float32(255), out=self._scratch)
-        self._frame[...] = self._scratch  # float -> uint8 truncates, as C++'s cast does
+        if self._fill is not None:
+            self._frame[...] = _to_bytes(self._fill)
+        elif self._source is not None and self._source.dtype == np.uint8:
+            # u * float32(1/255) comes back to u through 255 * v truncated, for every byte
+            _transpose_pixels(self._source, self._frame)
+        elif self._source is not None:
+            shape = self._source.shape
+            scratch = self._buffer("scaled", shape, np.float32)
+            np.clip(self._source, 0, 1, out=scratch)
+            np.multiply(scratch, np.float32(255), out=scratch)
+            rows = self._buffer("rows", shape, np.uint8)
+            np.copyto(rows, scratch, casting="unsafe")  # float -> uint8 truncates, as C++'s cast
+            _transpose_pixels(rows, self._frame)
+        else:
+            scratch = self._buffer("scaled", self._rgb.shape, np.float32)
+            np.clip(self._rgb, 0, 1, out=scratch)
+            np.multiply(scratch, np.float32(255), out=scratch)
+            np.copyto(self._frame, scratch, casting="unsafe")
         return self._frame
+
+    def _materialise(self) -> None:
+        """Build the float picture from a pending colour or image (before drawing on it)."""
+        if self._fill is not None:
+            self._rgb[...] = self._fill
+        elif self._source is not None and self._source.dtype == np.uint8:
+            floats = self._buffer("floats", self._source.shape, np.float32)
+            np.multiply(self._source, np.float32(1 / 255), out=floats)
+            _transpose_pixels(floats, self._rgb)
+        elif self._source is not None:
+            _transpose_pixels(self._source, self._rgb)
+        self._fill = self._source = None
+
+    def _buffer(self, name: str, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+        buffer = self._buffers.get(name)
+        if buffer is None or buffer.shape != shape or buffer.dtype != dtype:
+            buffer = self._buffers[name] = np.empty(shape, dtype)
+        return buffer
 
     # --- fragments ---------------------------------------------------------------------------
 
@@ -106,6 +166,7 @@ class Canvas:
 
     def _put(self, keys: np.ndarray, rgb: np.ndarray) -> None:
         """Write (n, 3) float32 colours to pixels `keys`; with repeats, the last one stays."""
+        self._materialise()
         values = np.ascontiguousarray(np.broadcast_to(rgb, (keys.size, 3)), np.float32)
         np.put(self._pixels, keys, values.view(_PIXEL).reshape(-1))
 
@@ -117,6 +178,7 @@ class Canvas:
         dest * P + c * (1 - P) with P = prod(1 - a), one product per pixel. Otherwise
         fragments that share a pixel are peeled into layers, each holding at most one
         fragment per pixel, applied from the first-drawn to the last-drawn."""
+        self._materialise()
         keys = keys.astype(np.intp, copy=False)
         if rgb.ndim == 1:
             self._mix_products(keys, alpha, rgb)
@@ -282,6 +344,24 @@ class Canvas:
         alpha = mask.astype(np.float32)
         where = np.flatnonzero(inside & (alpha > 0))
         self._blend(np.take(keys, where), np.take(alpha, where), np.asarray(rgb, np.float32))
+
+
+_SOURCE_TYPES = {"bytes": np.uint8, "floats": np.float32}
+
+
+def _to_bytes(rgb: np.ndarray) -> np.ndarray:
+    """Float colours -> uint8 as a frame rounds them: 255 * clamp(v, 0, 1), truncated."""
+    return (np.clip(rgb, 0, 1) * np.float32(255)).astype(np.uint8)
+
+
+def _transpose_pixels(source: np.ndarray, out: np.ndarray) -> None:
+    """out[row, col] = source[col, height - 1 - row] for contiguous [x, y, 3] pixels: Taichi's
+    layout (y up) to rows from the top. Each pixel moves as one opaque item (NumPy's loops are
+    slow over a trailing axis of 3)."""
+    width, height = source.shape[:2]
+    item = np.dtype((np.void, 3 * source.itemsize))
+    pixels = source.reshape(width, -1).view(item)  # (width, height)
+    out.reshape(height, -1).view(item)[...] = pixels[:, ::-1].T
 
 
 def _shade_circle(u: np.ndarray, v: np.ndarray, p: dict[str, np.ndarray]) -> Shaded:

@@ -291,8 +291,9 @@ function paintAll(parts, model, state) {
   if (parts.search.value.trim().toLowerCase() !== state.query) parts.search.value = model.get("search");
   const matching = shown.filter((s) => s.hits > 0).length;
   parts.hits.textContent = state.query ? `${matching} passes · ${marked} here` : "";
-  parts.panes.classList.toggle("nosource", !model.get("show_source"));
-  parts.source.style.display = model.get("show_source") ? "" : "none";
+  const withSource = model.get("show_source") && model.get("tab") !== "cfg"; // the CFG takes the width
+  parts.panes.classList.toggle("nosource", !withSource);
+  parts.source.style.display = withSource ? "" : "none";
   paintSource(parts.source, data.source);
   highlight(parts.panes, state.src);
 }
