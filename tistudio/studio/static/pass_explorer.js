@@ -1,6 +1,11 @@
 // pass_explorer.js: the passes of one kernel instantiation, the IR after each, its diff with
 // the pass before, the pass docstring, the Python source, and the final LLVM IR, assembly and
 // WGSL. Clicking an IR line highlights the Python line it came from, and back.
+// Lineage: a clicked Python line marks, in the pass list, the passes that created (+),
+// rewrote (~) or deleted (−) its statements, and its lines in every pass's IR, the diff, the
+// LLVM IR and the WGSL (data.lineage, studio/lineage_view.py); a clicked statement (IR, diff,
+// LLVM IR or WGSL line) shows its source line and the passes that created, rewrote and deleted
+// it (each a link to that pass), and the same statement is marked wherever it shows.
 // The bar hides passes that changed nothing and searches pass names and IR text (the list keeps
 // the passes that match, with their count; the text shows the matches marked). The CFG tab
 // draws the control-flow graph of the IR after the selected pass (drawCfg, cfg_view.js, which
@@ -196,6 +201,98 @@ function paintCfg(pane, model, state) {
   });
 }
 
+// ---- lineage --------------------------------------------------------------------------
+
+// Give each shown code line its statement id (data-sid), and in the LLVM IR and WGSL tabs its
+// source line (data-src): rows of the IR tab are the pass's printed lines; the diff's rows
+// walk the lines before the pass ("-" and " ") and after it ("+" and " ") side by side.
+function linkCode(pre, data, index, tab) {
+  const lines = pre.querySelectorAll(":scope > .ti-line");
+  const pass = data.passes[index];
+  const lineage = data.lineage;
+  if (!lineage) return;
+  if (tab === "ir" || tab === "diff") {
+    const after = pass.ids || [];
+    const before = (index > 0 && data.passes[index - 1].ids) || after;
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    for (const [op] of pass.diff) {
+      if (tab === "ir" && op === "-") {
+        i += 1;
+        continue;
+      }
+      const sid = op === "-" ? before[i] : after[j];
+      if (op !== "+") i += 1;
+      if (op !== "-") j += 1;
+      const line = lines[k++];
+      if (line && sid !== null && sid !== undefined) line.dataset.sid = String(sid);
+    }
+    return;
+  }
+  const links = lineage.links && lineage.links[tab];
+  if (!links) return;
+  lines.forEach((line, n) => {
+    if (links.ids[n] !== null && links.ids[n] !== undefined) line.dataset.sid = String(links.ids[n]);
+    if (links.src[n] !== null && links.src[n] !== undefined) line.dataset.src = String(links.src[n]);
+  });
+}
+
+// Badges in the pass list: what each pass did to the statements of source line `src`.
+function markPasses(list, data, src) {
+  for (const badge of list.querySelectorAll(".ti-lineage")) badge.remove();
+  for (const row of list.querySelectorAll(".ti-pass.lineage")) row.classList.remove("lineage");
+  const counts = src !== null && data.lineage && data.lineage.by_line[String(src)];
+  if (!counts) return;
+  counts.forEach(([created, rewritten, deleted], i) => {
+    const row = list.children[i];
+    if (!row || created + rewritten + deleted === 0) return;
+    row.classList.add("lineage");
+    const bars = row.querySelector(".ti-bars");
+    const badge = bars.insertBefore(h("span", "ti-lineage"), bars.querySelector(".ti-delta"));
+    badge.title = `line ${src}: ${created} created, ${rewritten} rewritten, ${deleted} deleted`;
+    if (created) badge.append(h("span", "c", `+${created}`));
+    if (rewritten) badge.append(h("span", "w", `~${rewritten}`));
+    if (deleted) badge.append(h("span", "d", `−${deleted}`));
+  });
+}
+
+function sourceText(data, line) {
+  const at = line - data.source.first;
+  return at >= 0 && at < data.source.lines.length ? data.source.lines[at].trim() : "";
+}
+
+// The bar above the code: where the clicked statement came from, or what cannot be shown.
+function paintInfo(info, data, state, tab, onPass) {
+  info.replaceChildren();
+  const origin = state.sid !== null && data.lineage && data.lineage.origins[state.sid];
+  if (origin) {
+    const [line, created, rewritten, deleted] = origin;
+    const link = (i) => {
+      const button = h("button", "ti-pass-link", data.passes[i].name);
+      button.onclick = () => onPass(i);
+      return button;
+    };
+    info.append(h("b", "", `statement #${state.sid}`));
+    info.append(document.createTextNode(line === null ? " · no source line" : ` · line ${line}: ${sourceText(data, line)}`));
+    info.append(document.createTextNode(" · created by "), link(created));
+    if (rewritten.length) {
+      info.append(document.createTextNode(" · rewritten by "));
+      rewritten.forEach((i, n) => info.append(...(n ? [document.createTextNode(", ")] : []), link(i)));
+    }
+    if (deleted !== null) info.append(document.createTextNode(" · deleted by "), link(deleted));
+  } else if (state.src !== null && tab === "asm") {
+    info.append(document.createTextNode("The assembly carries no source lines or value names, so it is not linked; the LLVM IR tab is."));
+  }
+  info.style.display = info.childNodes.length ? "" : "none";
+}
+
+function markStatement(root, sid) {
+  for (const node of root.querySelectorAll(".ti-line.same-stmt")) node.classList.remove("same-stmt");
+  if (sid === null) return;
+  for (const node of root.querySelectorAll(`.ti-line[data-sid="${sid}"]`)) node.classList.add("same-stmt");
+}
+
 function highlight(root, src) {
   for (const node of root.querySelectorAll(".ti-line.linked")) node.classList.remove("linked");
   if (src === null) return;
@@ -281,6 +378,7 @@ function paintAll(parts, model, state) {
   parts.doc.replaceChildren(h("b", "", pass.name), document.createTextNode(" — " + (pass.doc || "(no docstring)")));
   paintTabs(parts, model);
   paintCode(parts.code, data, pass, model.get("tab"), model.get("no_wgsl"));
+  linkCode(parts.code, data, index, model.get("tab"));
   const isCfg = model.get("tab") === "cfg";
   parts.code.style.display = isCfg ? "none" : "";
   parts.cfg.style.display = isCfg ? "" : "none";
@@ -296,6 +394,14 @@ function paintAll(parts, model, state) {
   parts.source.style.display = withSource ? "" : "none";
   paintSource(parts.source, data.source);
   highlight(parts.panes, state.src);
+  lineageMarks(parts, data, model, state);
+}
+
+function lineageMarks(parts, data, model, state) {
+  if (!parts.info) return;
+  markPasses(parts.list, data, state.src);
+  markStatement(parts.code, state.sid);
+  paintInfo(parts.info, data, state, model.get("tab"), (i) => selectPass(model, state, i));
 }
 
 function selectPass(model, state, index) {
@@ -329,7 +435,8 @@ function onKey(event, model, state) {
 export default {
   render({ model, el }) {
     const parts = build(el);
-    const state = { index: 0, src: null, query: "", shown: [], expanded: new Set() };
+    const state = { index: 0, src: null, sid: null, query: "", shown: [], expanded: new Set() };
+    parts.info = parts.right.insertBefore(h("div", "ti-lineage-info"), parts.panes);
     let pending = false;
     const draw = () => {
       pending = false;
@@ -368,12 +475,20 @@ export default {
       if (next !== undefined || first !== undefined) selectPass(model, state, next !== undefined ? next : first);
     });
     parts.panes.addEventListener("click", (event) => {
-      const line = event.target.closest(".ti-line[data-src]");
-      state.src = line && line.dataset.src !== String(state.src) ? line.dataset.src : null;
+      // a Python line selects its source line; an IR or code line selects its statement too;
+      // the same line (statement) clicked again clears the selection
+      const line = event.target.closest(".ti-line[data-src], .ti-line[data-sid]");
+      const sid = line && !line.closest(".ti-source") && line.dataset.sid !== undefined ? line.dataset.sid : null;
+      const src = line && line.dataset.src !== undefined ? line.dataset.src : null;
+      const again = line && (sid !== null ? sid === state.sid : state.sid === null && src === state.src);
+      state.src = again ? null : src;
+      state.sid = again ? null : sid;
       highlight(parts.panes, state.src);
       const twin = state.src && (line.closest(".ti-source") ? parts.code : parts.source).querySelector(`.ti-line[data-src="${state.src}"]`);
       if (twin) twin.scrollIntoView({ block: "nearest" });
       el.dataset.linked = state.src === null ? "" : String(state.src);
+      el.dataset.stmt = state.sid === null ? "" : state.sid;
+      lineageMarks(parts, model.get("data"), model, state);
     });
     const names = ["data", "instances", "instance", "pass_index", "tab", "show_source", "hide_unchanged", "search", "cfg", "sparks"];
     for (const name of names) model.on("change:" + name, schedule);

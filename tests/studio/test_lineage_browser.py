@@ -1,0 +1,82 @@
+"""Lineage in the pass explorer, in a real JupyterLab (issue #30): a clicked Python line marks
+the passes that created, rewrote or deleted its statements and its lines in the IR and the
+LLVM IR; a clicked IR statement shows its source line and the passes that made and changed it,
+each a link to that pass. Screenshot: pass_explorer_lineage.png."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.studio.lab_page import run_all
+from tests.studio.test_browser import SETUP, wait_until_cell_ran
+
+CELL = """%%ti_kernel --show passes,source --no-debug
+a = ti.field(ti.f32, shape=16)
+b = ti.field(ti.f32, shape=16)
+
+def scale(k: ti.f32):
+    for i in a:
+        x = a[i] * 1.0
+        b[i] = x + k * 2.0
+
+scale(1.0)
+"""
+
+
+def test_python_line_and_ir_statement_link_through_the_passes(lab, page: Page, artifacts):
+    run_all(page, lab.notebook("lineage.ipynb", [SETUP, CELL]))
+    wait_until_cell_ran(page, 1, 2)
+    explorer = page.locator(".tistudio-passes")
+    expect(explorer).to_have_attribute("data-ready", "1", timeout=60_000)
+    expect(explorer.locator(".ti-pass").first).to_be_visible(timeout=30_000)
+    pass_row = lambda name: explorer.locator(".ti-pass").filter(  # noqa: E731
+        has=page.locator(".ti-pass-name", has_text=re.compile("^" + re.escape(name)))
+    )
+
+    # a Python line: the passes that touched its statements get badges
+    explorer.locator(".ti-source .ti-line", has_text="x = a[i] * 1.0").click()
+    expect(explorer).not_to_have_attribute("data-linked", "")
+    line = explorer.get_attribute("data-linked")
+    expect(pass_row("alg_simp (simplify I)").locator(".ti-lineage .d")).to_have_text("−1")
+    expect(pass_row("lower_ast").locator(".ti-lineage .c")).to_have_text(re.compile(r"^\+\d"))
+    expect(pass_row("type_check").locator(".ti-lineage")).to_have_count(0)
+
+    # ... and its statements in each pass's IR: lower_ast made the load, the 1.0 and the mul
+    pass_row("lower_ast").click()
+    linked = explorer.locator(".ti-code.ti-ir .ti-line.linked")
+    expect(linked.filter(has_text="global load")).to_have_count(1, timeout=10_000)
+    expect(linked.filter(has_text="const 1.0")).to_have_count(1)
+    expect(linked.filter(has_text="mul")).to_have_count(1)
+
+    # ... and in the final LLVM IR (lines defining values named after the final IR)
+    explorer.locator(".ti-tab[data-tab='llvm']").click()
+    expect(explorer).to_have_attribute("data-tab", "llvm")
+    llvm = explorer.locator(f".ti-code.ti-ir .ti-line.linked[data-src='{line}']")
+    expect(llvm.filter(has_text="load float")).not_to_have_count(0, timeout=10_000)
+    explorer.locator(".ti-tab[data-tab='asm']").click()
+    expect(explorer.locator(".ti-lineage-info")).to_contain_text("assembly", timeout=10_000)
+
+    # an IR statement of the last pass: its line, and the passes that made and changed it
+    explorer.locator(".ti-tab[data-tab='ir']").click()
+    page.locator(".ti-passlist").focus()
+    page.keyboard.press("End")
+    add = explorer.locator(".ti-code.ti-ir .ti-line", has_text=re.compile(r"= add \$"))
+    add.click()
+    info = explorer.locator(".ti-lineage-info")
+    expect(info).to_contain_text("b[i] = x + k * 2.0", timeout=10_000)
+    expect(info).to_contain_text("created by lower_ast")
+    expect(info).to_contain_text("rewritten by store_forwarding (simplify I)")
+    expect(explorer.locator(".ti-code .ti-line.same-stmt")).to_have_count(1)
+    explorer.screenshot(path=artifacts / "pass_explorer_lineage.png")
+    # the creating pass is a link: its IR shows the same statement (another number), marked
+    info.locator(".ti-pass-link", has_text="lower_ast").click()
+    expect(pass_row("lower_ast")).to_have_class(re.compile("selected"), timeout=10_000)
+    same = explorer.locator(".ti-code .ti-line.same-stmt")
+    expect(same).to_have_count(1)
+    expect(same).to_contain_text("= add $")
+    # clicking it again clears the selection
+    same.click()
+    expect(explorer).to_have_attribute("data-stmt", "")
+    expect(explorer.locator(".ti-lineage-info")).to_be_hidden()
