@@ -48,6 +48,7 @@ CASES = (
     "sparse_bitmasked",
     "cold_compile",
     "compile_next",
+    "studio_first_compile",
     "launch_overhead",
     "launch_overhead_ndarray",
 )

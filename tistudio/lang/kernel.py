@@ -407,10 +407,12 @@ class Kernel:
     ) -> Any:
         with _collector_paused():
             start = time.perf_counter()
-            ir = self._frontend_ir(name, args, specs, program)
+            build = self._ir_builder(name, args, specs, program)
+            ir = build()
             frontend_ms = (time.perf_counter() - start) * 1e3
             echo = print if program.config.print_ir else None
-            result = program.compile(ir, record, echo, self._source_text(), self.debug)
+            source = self._source_text()
+            result = program.compile(ir, record, echo, source, self.debug, rebuild=build)
         result.frontend_ms = frontend_ms
         return result
 
@@ -428,6 +430,14 @@ class Kernel:
         return self._specs()
 
     def _frontend_ir(self, name: str, args: tuple, specs: list[ParamSpec], program: Any) -> Any:
+        return self._ir_builder(name, args, specs, program)()
+
+    def _ir_builder(
+        self, name: str, args: tuple, specs: list[ParamSpec], program: Any
+    ) -> Callable[[], Any]:
+        """What builds the frontend IR for `args`, as often as asked: it keeps the template
+        arguments and the arrays' dtypes and shapes, never an array (the studio builds it again
+        to print the passes, `passes/deferred.py`)."""
         if self._parsed is None:
             self._parsed = parse_function(self.fn)
         templates = {s.name: a for s, a in zip(specs, args) if s.kind == "template"}
@@ -442,19 +452,17 @@ class Kernel:
                 arr = arrays[spec.name]
                 shape = args_.element_shape_of(arg, arr, spec)
                 ndarrays[spec.name] = (to_dtype(arr.dtype), arr.ndim - len(shape), shape)
-        ir = build_frontend_ir(
-            self.fn,
-            self._parsed,
-            specs,
-            templates,
-            ndarrays,
-            self._ret_types(),
-            program.config_for(self.debug),
-            name,
-        )
+        parsed, ret_types, config = self._parsed, self._ret_types(), program.config_for(self.debug)
         positions = ad_mode.grad_positions(self.autodiff_mode, specs, args)
-        ad_mode.mark(ir, self.autodiff_mode, specs, positions)
-        return ir
+
+        def build() -> Any:
+            ir = build_frontend_ir(
+                self.fn, parsed, specs, templates, ndarrays, ret_types, config, name
+            )
+            ad_mode.mark(ir, self.autodiff_mode, specs, positions)
+            return ir
+
+        return build
 
     def _instance_name(self, tag: str) -> str:
         """`f_c3_0` for `f`; `f_c3_0_reverse_grad` for `f.grad`, as Taichi names them."""

@@ -43,6 +43,7 @@ from tistudio.passes import (
     vectorize,
 )
 from tistudio.passes.context import PassContext
+from tistudio.passes.deferred import PassMark
 from tistudio.passes.simplify import SIMPLIFY_PASSES, fixed_point_steps
 
 # Each back end's passes on the loops as lower_ast wrote them, before anything simplifies them
@@ -105,8 +106,14 @@ class PassRunner:
         self.verify = ctx.config.verify_passes or ctx.config.debug
         self.timings: dict[str, float] = {}  # ms per pass or simplify group, and rounds
         self.ids = StmtIds()  # stable statement ids across the recorded passes (ir/lineage.py)
+        self.marks: list[PassMark] | None = None  # texts printed later (passes/deferred.py)
+        self.announce = bus.wants("pass_done")  # the studio's progress: names only, no text
 
     def snapshot(self, name: str, doc: str, ms: float, changed: bool = True) -> None:
+        if self.marks is not None:
+            self.marks.append(PassMark(name, doc, ms, self.kernel.stmt_count(), changed))
+        if self.announce:
+            bus.publish("pass_done", kernel_name=self.kernel.name, name=name)
         if not (self.record or self.echo):
             return
         text, lines, ids = print_with_ids(self.kernel, self.ids)
@@ -190,13 +197,19 @@ def compile_to_final_ir(
     record: bool = False,
     echo: Callable[[str], None] | None = None,
     timings: dict[str, float] | None = None,
+    marks: list[PassMark] | None = None,
+    quiet: bool = False,
 ) -> list[PassRecord]:
     """Run the whole pipeline on `kernel` (frontend IR in, final IR out); return the records.
-    `timings`, if given, receives ms per pass and per simplify group (and its rounds)."""
+    `timings`, if given, receives ms per pass and per simplify group (and its rounds); `marks`
+    a `PassMark` per pass that a record would show (no text printed). `quiet` publishes no
+    events (the rerun that prints deferred records, `passes/deferred.py`)."""
     _check_functions(kernel, ctx)
     runner = PassRunner(kernel, ctx, record, echo)
     if timings is not None:
         runner.timings = timings
+    runner.marks = marks
+    runner.publish, runner.announce = runner.publish and not quiet, runner.announce and not quiet
     runner.snapshot("initial IR", "The frontend IR built from the Python AST.", 0.0)
     runner.run(lower_ast, typed=False)
     _check_sparse(kernel, ctx)

@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tistudio.backends.protocol import Backend
+from tistudio.events import bus
 from tistudio.ir import sparse
 from tistudio.ir.config import CompileConfig
 from tistudio.ir.snode import SNode, finalize_layout
 from tistudio.ir.stmt import Kernel
 from tistudio.ir.writes import written_snodes
 from tistudio.passes.context import PassContext
+from tistudio.passes.deferred import DeferredRecords, PassMark
 from tistudio.runtime import offline_cache, warm_up
 from tistudio.runtime.compile_result import CompileResult
 from tistudio.runtime.gpu_memory import GpuMemory
@@ -183,10 +185,14 @@ class Program:
         echo: Callable[[str], None] | None = None,
         source: str = "",
         debug: bool | None = None,
+        rebuild: Callable[[], Kernel] | None = None,
     ) -> CompileResult:
         """Run the pass pipeline on the frontend IR `kernel`, then the back end; or, when the
         offline cache has this kernel (`source` is its Python text, part of the key), load it.
-        `debug`, if not None, is this kernel's own debug setting (see `config_for`)."""
+        `debug`, if not None, is this kernel's own debug setting (see `config_for`). While the
+        studio watches ("compiled" has listeners), a compile that records nothing still gets
+        records, printed on first read from the frontend IR that `rebuild` makes again
+        (`passes/deferred.py`)."""
         # imported here: ~100 ms that `warm_up` spends on its own thread during `ti.init`
         from tistudio.passes.pipeline import compile_to_final_ir
 
@@ -194,13 +200,21 @@ class Program:
         config = self.config_for(debug)
         bypass = record or echo is not None or config.debug
         found = offline_cache.lookup(self, kernel, source, bypass=bypass)
+        defer = rebuild is not None and not record and bus.wants("compiled")
         if found.result is not None:
             found.result.backend_ms = found.ms
+            if defer and not found.result.records:
+                found.result.records = DeferredRecords(rebuild, config)  # type: ignore[arg-type]
             return found.result
         ctx = PassContext(config)
         start = time.perf_counter()
         stages: dict[str, float] = {}
-        records = compile_to_final_ir(kernel, ctx, record=record, echo=echo, timings=stages)
+        marks: list[PassMark] | None = [] if defer else None
+        records = compile_to_final_ir(
+            kernel, ctx, record=record, echo=echo, timings=stages, marks=marks
+        )
+        if marks is not None and not records:
+            records = DeferredRecords(rebuild, config, marks)  # type: ignore[arg-type]
         mid = time.perf_counter()
         executable = self.backend.compile(kernel, config, cache_key=found.key)
         end = time.perf_counter()

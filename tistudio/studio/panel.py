@@ -30,6 +30,7 @@ SHOW_ITEMS = ("passes", "cache", "fields", "source", "export")
 DEFAULT_SHOW = ("passes", "cache", "source", "export")
 PROGRESS_AFTER_S = 0.5  # compiles shorter than this show no progress indicator
 CACHE_REFRESH_S = 0.25
+EXPLORE_AFTER_S = 0.05  # after the cell, a new instantiation reaches the explorer this late
 
 
 class StudioHeader(anywidget.AnyWidget):
@@ -91,6 +92,39 @@ class CompileProgress:
                 self.header.busy, self.header.progress = False, ""
 
 
+class Later:
+    """Runs `fn` once, on a timer thread `delay` seconds after the first call since it last
+    ran, or at once on `flush` (which also waits for a run under way): work that a compile's
+    caller need not wait for."""
+
+    def __init__(self, fn: Any, delay: float) -> None:
+        self.fn, self.delay = fn, delay
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+        self._running = threading.Lock()
+
+    def __call__(self) -> None:
+        with self._lock:
+            if self._timer is None:
+                self._timer = threading.Timer(self.delay, self.flush)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def flush(self) -> None:
+        with self._running:
+            with self._lock:
+                timer, self._timer = self._timer, None
+            if timer is not None:
+                timer.cancel()
+                self.fn()
+
+    def cancel(self) -> None:
+        with self._lock:
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+
+
 def fields_in(namespace: dict[str, Any]) -> dict[str, Any]:
     """The placed fields among a namespace's names (anything with `to_numpy` and an SNode)."""
     found = {}
@@ -133,13 +167,17 @@ class Panel(ipywidgets.VBox):
         self.display_handle: Any = None
         self.progress = CompileProgress(self.header)
         self._cache_throttle = Throttle(self._refresh_cache, CACHE_REFRESH_S)
+        # the explorer renders an instantiation (its pass texts print then: passes/deferred.py)
+        # when the cell ends, or shortly after a compile in a later cell: never on the call
+        self._in_cell = True
+        self._explore = Later(self._explore_pending, EXPLORE_AFTER_S)
         parts = [self.header, self.explorer, self.cache, self.fields_box]
         super().__init__(children=[p for p in parts if p is not None])
         self.add_class("tistudio-panel")
         self._subscriptions = [
             bus.subscribe("compiled", self._on_compiled),
             bus.subscribe("launched", self._on_launched),
-            bus.subscribe("pass_ran", self._on_pass_ran),
+            bus.subscribe("pass_done", self._on_pass_done),  # names only: texts print on demand
         ]
 
     # --- kernels -----------------------------------------------------------------------------
@@ -170,7 +208,9 @@ class Panel(ipywidgets.VBox):
 
     def _add_instance(self, kernel: Any, entry: Any) -> None:
         if self.explorer is not None:
-            self.explorer.add(kernel, entry)
+            self.explorer.add(kernel, entry, render=False)
+            if not self._in_cell:
+                self._explore()
         self._cache_throttle()
         if self.fields_box is not None:
             self._add_field_views(entry.result.written_snodes)
@@ -179,10 +219,14 @@ class Panel(ipywidgets.VBox):
         if self._mine(event.data["kernel"]):
             self._cache_throttle()
 
-    def _on_pass_ran(self, event: Any) -> None:
+    def _on_pass_done(self, event: Any) -> None:
         name = event.data["kernel_name"]
         if any(name.startswith(k.__name__ + "_") for k in self.kernels):
-            self.progress.pass_ran(name, event.data["record"].name)
+            self.progress.pass_ran(name, event.data["name"])
+
+    def _explore_pending(self) -> None:
+        assert self.explorer is not None
+        self.explorer.render()
 
     def _refresh_cache(self) -> None:
         if self.cache is not None:
@@ -204,6 +248,9 @@ class Panel(ipywidgets.VBox):
     def finish(self) -> None:
         """The cell is done: show the final counts and frames, add the export button."""
         self.progress.finished()
+        self._in_cell = False
+        self._explore()
+        self._explore.flush()
         self._cache_throttle.flush()
         for view in self.field_views.values():
             view.flush()
@@ -234,6 +281,7 @@ class Panel(ipywidgets.VBox):
         self._subscriptions = []
         self.progress.finished()
         self._cache_throttle.cancel()
+        self._explore.cancel()
         for child in self.children:
             child.close()
         super().close()

@@ -190,14 +190,21 @@ class PassExplorer(anywidget.AnyWidget):
         super().__init__(**kwargs)
         self._entries: list[tuple[Any, Any]] = []
 
-    def add(self, kernel: Any, entry: Any) -> None:
-        """A new instantiation; the first one is selected and shown at once."""
+    def add(self, kernel: Any, entry: Any, render: bool = True) -> None:
+        """A new instantiation; the first one is selected and shown at once, or with `render`
+        False when `render()` is called (the panel does after the cell: the pass texts are
+        printed then, `passes/deferred.py`)."""
         self._entries.append((kernel, entry))
         self.instances = [*self.instances, f"{kernel.__name__}({entry.signature_text})"]
-        if len(self._entries) == 1:
+        if len(self._entries) == 1 and render:
             self._show(0)
-        elif self._entries[self.instance][0] is kernel:
+        elif self.data and self._entries[self.instance][0] is kernel:
             self._update_sparks()
+
+    def render(self) -> None:
+        """Show the selected instantiation if it is not shown yet."""
+        if self._entries and not self.data:
+            self._show(self.instance)
 
     def show_report(self, kernel: Any, report: Any) -> None:
         """Show a compile report (no cache entry needed)."""
