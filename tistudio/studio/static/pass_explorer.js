@@ -97,15 +97,16 @@ function sparkline(values, current, color, title) {
   line.setAttribute("fill", "none");
   line.setAttribute("stroke", color);
   node.appendChild(line);
-  if (values[current] !== null && values[current] !== undefined) {
-    const [cx, cy] = at(values[current], current);
+  values.forEach((v, i) => {
+    if (v === null) return;
+    const [cx, cy] = at(v, i);
     const dot = document.createElementNS(NS, "circle");
     dot.setAttribute("cx", String(cx));
     dot.setAttribute("cy", String(cy));
-    dot.setAttribute("r", "2");
+    dot.setAttribute("r", i === current ? "2.4" : "1.2"); // the shown instantiation stands out
     dot.setAttribute("fill", color);
     node.appendChild(dot);
-  }
+  });
   const tip = document.createElementNS(NS, "title");
   tip.textContent = title + values.map((v) => (v === null ? "–" : String(v))).join(", ");
   node.appendChild(tip);
