@@ -25,6 +25,12 @@ scale(1.0)
 """
 
 
+def shoot(page: Page, explorer, path) -> None:
+    """The explorer as the page shows it (an element screenshot of the widget came out shifted
+    by the notebook's scrolling, cutting off its bar and tabs)."""
+    page.screenshot(path=path, clip=explorer.bounding_box())
+
+
 def test_python_line_and_ir_statement_link_through_the_passes(lab, page: Page, artifacts):
     run_all(page, lab.notebook("lineage.ipynb", [SETUP, CELL]))
     wait_until_cell_ran(page, 1, 2)
@@ -50,6 +56,13 @@ def test_python_line_and_ir_statement_link_through_the_passes(lab, page: Page, a
     expect(linked.filter(has_text="const 1.0")).to_have_count(1)
     expect(linked.filter(has_text="mul")).to_have_count(1)
 
+    # ... and in the diffs, the lines a pass deleted included
+    pass_row("alg_simp (simplify I)").click()
+    explorer.locator(".ti-tab[data-tab='diff']").click()
+    deleted = explorer.locator(".ti-code.ti-ir .ti-line.del.linked")
+    expect(deleted).to_have_count(1, timeout=10_000)
+    expect(deleted).to_contain_text("= mul ")
+
     # ... and in the final LLVM IR (lines defining values named after the final IR)
     explorer.locator(".ti-tab[data-tab='llvm']").click()
     expect(explorer).to_have_attribute("data-tab", "llvm")
@@ -69,7 +82,7 @@ def test_python_line_and_ir_statement_link_through_the_passes(lab, page: Page, a
     expect(info).to_contain_text("created by lower_ast")
     expect(info).to_contain_text("rewritten by store_forwarding (simplify I)")
     expect(explorer.locator(".ti-code .ti-line.same-stmt")).to_have_count(1)
-    explorer.screenshot(path=artifacts / "pass_explorer_lineage.png")
+    shoot(page, explorer, artifacts / "pass_explorer_lineage.png")
     # the creating pass is a link: its IR shows the same statement (another number), marked
     info.locator(".ti-pass-link", has_text="lower_ast").click()
     expect(pass_row("lower_ast")).to_have_class(re.compile("selected"), timeout=10_000)
@@ -80,3 +93,29 @@ def test_python_line_and_ir_statement_link_through_the_passes(lab, page: Page, a
     same.click()
     expect(explorer).to_have_attribute("data-stmt", "")
     expect(explorer.locator(".ti-lineage-info")).to_be_hidden()
+
+
+def test_wgsl_lines_link_to_python_lines_and_statements(lab, page: Page, artifacts):
+    run_all(page, lab.notebook("lineage_gpu.ipynb", [SETUP + "\nti.init(arch=ti.gpu)", CELL]))
+    wait_until_cell_ran(page, 1, 2)
+    explorer = page.locator(".tistudio-passes")
+    expect(explorer).to_have_attribute("data-ready", "1", timeout=60_000)
+    expect(explorer.locator(".ti-pass").first).to_be_visible(timeout=30_000)
+    explorer.locator(".ti-tab[data-tab='wgsl']").click()
+    expect(explorer).to_have_attribute("data-tab", "wgsl")
+    # a Python line: its `// file:line` comments and the WGSL below them light up
+    explorer.locator(".ti-source .ti-line", has_text="b[i] = x + k * 2.0").click()
+    linked = explorer.locator(".ti-code.ti-ir .ti-line.linked")
+    expect(linked.filter(has_text="b[i] = x + k * 2.0")).not_to_have_count(0, timeout=10_000)
+    expect(
+        linked.filter(has_text=re.compile(r"let s\d+: f32 = \(s\d+ \+ s\d+\)"))
+    ).not_to_have_count(0)
+    # a WGSL line that defines a statement's value: its line and its passes
+    explorer.locator(
+        ".ti-code.ti-ir .ti-line", has_text=re.compile(r"= \(s\d+ \+ s\d+\)")
+    ).first.click()
+    info = explorer.locator(".ti-lineage-info")
+    expect(info).to_contain_text("b[i] = x + k * 2.0", timeout=10_000)
+    expect(info).to_contain_text("created by lower_ast")
+    expect(explorer.locator(".ti-code .ti-line.same-stmt")).not_to_have_count(0)
+    shoot(page, explorer, artifacts / "pass_explorer_lineage_wgsl.png")

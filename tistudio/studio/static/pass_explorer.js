@@ -227,7 +227,10 @@ function linkCode(pre, data, index, tab) {
       if (op !== "+") i += 1;
       if (op !== "-") j += 1;
       const line = lines[k++];
-      if (line && sid !== null && sid !== undefined) line.dataset.sid = String(sid);
+      if (!line || sid === null || sid === undefined) continue;
+      line.dataset.sid = String(sid);
+      const origin = lineage.origins[sid];
+      if (op === "-" && origin && origin[0] !== null) line.dataset.src = String(origin[0]); // deleted lines too
     }
     return;
   }
@@ -286,6 +289,15 @@ function paintInfo(info, data, state, tab, onPass) {
     info.append(document.createTextNode("The assembly carries no source lines or value names, so it is not linked; the LLVM IR tab is."));
   }
   info.style.display = info.childNodes.length ? "" : "none";
+}
+
+// Bring `line` into view inside its scrolling pane only (scrollIntoView would also scroll
+// the explorer's own columns and the notebook, hiding the tabs).
+function scrollWithin(pane, line) {
+  const top = line.offsetTop - pane.offsetTop;
+  if (top < pane.scrollTop || top + line.offsetHeight > pane.scrollTop + pane.clientHeight) {
+    pane.scrollTop = Math.max(0, top - pane.clientHeight / 3);
+  }
 }
 
 function markStatement(root, sid) {
@@ -486,7 +498,7 @@ export default {
       state.sid = again ? null : sid;
       highlight(parts.panes, state.src);
       const twin = state.src && (line.closest(".ti-source") ? parts.code : parts.source).querySelector(`.ti-line[data-src="${state.src}"]`);
-      if (twin) twin.scrollIntoView({ block: "nearest" });
+      if (twin) scrollWithin(twin.closest(".ti-code"), twin);
       el.dataset.linked = state.src === null ? "" : String(state.src);
       el.dataset.stmt = state.sid === null ? "" : state.sid;
       lineageMarks(parts, model.get("data"), model, state);
