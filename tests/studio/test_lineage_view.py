@@ -84,6 +84,10 @@ def test_llvm_lines_that_define_a_statement_map_to_it_and_its_line(cpu: None) ->
     assert "fadd" in lines[row]
     assert links["ids"][row] == add and links["src"][row] == line_of(scale, "b[i] = x + k")
     assert links["src"][lines.index("entry:")] is None  # LLVM's own lines map to nothing
+    # a store defines nothing: it takes the line of the values it stores
+    stores = [k for k, text in enumerate(lines) if text.strip().startswith("store float %s")]
+    assert stores and all(links["src"][k] == line_of(scale, "b[i] = x + k") for k in stores)
+    assert all(links["ids"][k] is None for k in stores)
 
 
 def test_wgsl_lines_map_through_value_names_and_source_comments() -> None:

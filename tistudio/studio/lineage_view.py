@@ -5,10 +5,11 @@ and deleted (the pass list marks those passes when the line is clicked); per sta
 source line and the passes that created, rewrote and deleted it (shown when an IR statement is
 clicked); and per line of the final LLVM IR and WGSL, the statement and source line it came
 from. The back ends name values after the final IR's print numbers (`%s5` and `s5` are `$5`),
-so a line that defines such a value maps to that statement; the WGSL emitter also writes a
-`// file:line` comment before each new source line, which maps the lines after it that define
-nothing. Assembly has neither names nor line comments, so it is not mapped. Computed here, in
-Python, so tests check it without a browser.
+so a line that defines such a value maps to that statement (and a store, which defines none,
+to the line of the values it stores); the WGSL emitter also writes a `// file:line` comment
+before each new source line, which maps the lines after it that define nothing. Assembly has
+neither names nor line comments, so it is not mapped. Computed here, in Python, so tests check
+it without a browser.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from tistudio.ir.lineage import KINDS, Statements, history, origins_of
 
 LLVM_DEFINES = re.compile(r"^\s*%s(\d+)(?:[._][\w.]*)? = ")  # %s12 = ..., %s3_i = phi, %s9.us =
+LLVM_USES = re.compile(r"%s(\d+)\b(?![._\w])")  # a use of %s12 (not of %s12.i, LLVM's copy)
 WGSL_DEFINES = re.compile(r"^\s*(?:let|var) s(\d+)(?:_\w+)?\s*[:=]")  # let s9: f32 = ...
 WGSL_SOURCE = re.compile(r"^\s*// [^:\s]+:(\d+)(?::|$)")  # // heat.py:12: dst[I] = ...
 WGSL_BREAKS = re.compile(r"^\s*(//.*)?$|[{}]\s*$")  # blank, another comment, a brace
@@ -52,12 +54,22 @@ def lineage_data(records: list[Any], code: dict[str, str | None]) -> dict:
 
 
 def llvm_links(text: str, final: Statements) -> dict[str, list]:
-    """Per line of LLVM IR, the id and source line of the final-IR statement it defines."""
+    """Per line of LLVM IR, the id and source line of the final-IR statement it defines; a line
+    that defines none (a store, a branch) gets the source line of the values it uses when they
+    all come from one line."""
     ids: list[int | None] = []
+    src: list[int | None] = []
     for line in text.split("\n"):
         match = LLVM_DEFINES.match(line)
-        ids.append(final.numbers.get(int(match.group(1))) if match else None)
-    return {"ids": ids, "src": [final.lines.get(i) if i is not None else None for i in ids]}
+        sid = final.numbers.get(int(match.group(1))) if match else None
+        ids.append(sid)
+        if sid is not None:
+            src.append(final.lines.get(sid))
+            continue
+        used = {final.lines.get(final.numbers.get(int(n), -1)) for n in LLVM_USES.findall(line)}
+        used.discard(None)
+        src.append(used.pop() if len(used) == 1 else None)
+    return {"ids": ids, "src": src}
 
 
 def wgsl_links(text: str, final: Statements) -> dict[str, list]:
