@@ -73,13 +73,8 @@ def test_rewritten_means_changed_in_place_not_renumbered() -> None:
     # with a smaller number afterwards; none of them counts as rewritten for that
     die = story["die (simplify I)"]
     assert not die.changed and die.summary() == "unchanged"
-    before = statements_of(
-        report.passes[[p.name for p in report.passes].index("die (simplify I)") - 1]
-    )
-    after_die = story["die (simplify I)"].after
-    assert set(after_die) != {
-        before.texts[i] for i in before.texts if before.lines[i] == story.line
-    }
+    # (the texts did change: the same statements, printed with other numbers)
+    assert set(die.after).isdisjoint(story[story.passes.index(die) - 1].after)
 
 
 def test_repr_reads_as_a_table_of_the_passes_that_touched_the_line() -> None:
