@@ -22,6 +22,7 @@ import numpy as np
 import traitlets
 
 from tistudio.events import bus
+from tistudio.lang.nan_explain import explain_nan, record_writes
 from tistudio.studio import frames
 from tistudio.studio.activity import Activity, read_activity
 from tistudio.studio.markup import Markup, element
@@ -39,6 +40,14 @@ def colormap_luts(names: tuple[str, ...] = COLORMAPS) -> bytes:
     ramp = np.linspace(0.0, 1.0, 256)
     tables = [matplotlib.colormaps[n](ramp)[:, :3] for n in names]
     return (np.concatenate(tables) * 255 + 0.5).astype(np.uint8).tobytes()
+
+
+def field_esm() -> str:
+    """The viewer's ES module: the WebGL2 drawing (field_gl.js) followed by field_view.js,
+    which calls it (an anywidget module is one file)."""
+    return "\n".join(
+        (STATIC / n).read_text(encoding="utf-8") for n in ("field_gl.js", "field_view.js")
+    )
 
 
 def _is_field(source: Any) -> bool:
@@ -64,7 +73,7 @@ def _guess_vector(source: Any, values: np.ndarray) -> bool:
 class FieldView(anywidget.AnyWidget):
     """Live picture of one field. Fed by `field_written` events; knows nothing of the compiler."""
 
-    _esm = STATIC / "field_view.js"
+    _esm = field_esm()
     _css = STATIC / "studio.css"
 
     title = traitlets.Unicode("").tag(sync=True)
@@ -93,6 +102,9 @@ class FieldView(anywidget.AnyWidget):
     activity = traitlets.Unicode("").tag(sync=True)  # "N of M cells (x %)"
     lengths = traitlets.Unicode("").tag(sync=True)  # a dynamic node's list lengths
     frame = traitlets.Int(0).tag(sync=True)  # bumps with every frame sent
+    # a field's NaN/Inf elements can be clicked: explain_nan's answer for the last one clicked
+    explainable = traitlets.Bool(False).tag(sync=True)
+    explanation = traitlets.Dict({}).tag(sync=True)
 
     def __init__(
         self,
@@ -122,6 +134,13 @@ class FieldView(anywidget.AnyWidget):
         if live and _is_field(source):
             self._snode_ids = snode_ids(source)
             self._unsubscribe = bus.subscribe("field_written", self._on_written)
+            record_writes()  # which launch writes it, for explain_nan on a click
+            self.explainable = True
+        # the browser's drawing rates (measure_draw_rate): frames/s drawn back to back, and
+        # once per animation frame (at most the screen's refresh rate)
+        self.draw_fps: float | None = None
+        self.paced_fps: float | None = None
+        self.on_msg(self._on_message)
         self.show(values, read_activity(source))
 
     # --- frames ------------------------------------------------------------------------------
@@ -163,6 +182,34 @@ class FieldView(anywidget.AnyWidget):
     def _on_written(self, event: Any) -> None:
         if any(s.id in self._snode_ids for s in event.data.get("snodes", ())):
             self.update()
+
+    # --- where a NaN came from, and the drawing rate -------------------------------------
+
+    def explain(self, index: Sequence[int]) -> Any:
+        """`explain_nan` for element `index` of the field, also shown under the picture (what
+        a click on a NaN or Inf element does)."""
+        try:
+            found = explain_nan(self.source, tuple(int(i) for i in index))
+        except (LookupError, RuntimeError, IndexError) as e:
+            self.explanation = {"cell": [int(i) for i in index], "error": str(e)}
+            return None
+        self.explanation = found.to_dict()
+        return found
+
+    def measure_draw_rate(self, seconds: float = 2.0) -> None:
+        """Ask the browser to redraw the frame on screen as new for `seconds`; the frames per
+        second arrive in `draw_fps` and `paced_fps` (the view's `data-draw-fps` and
+        `data-paced-fps`)."""
+        self.send({"measure_draw": seconds})
+
+    def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if not isinstance(content, dict):
+            return
+        if "explain" in content:
+            self.explain(content["explain"])
+        if "draw_fps" in content:
+            self.draw_fps = float(content["draw_fps"])
+            self.paced_fps = float(content.get("paced_fps", 0.0))
 
     def flush(self) -> None:
         self._throttle.flush()

@@ -125,13 +125,24 @@ function colourPixels(model, raw, px, ni, nj) {
   }
 }
 
+function planeCodes(model, raw, ni, nj, cache) {
+  // the picture's u8 codes at [i * nj + j]: a 2D u8 frame as it came, else made here
+  const shape = model.get("shape"), u8 = model.get("encoding") === "u8";
+  if (u8 && shape.length === 2) return raw;
+  if (!cache.codes || cache.codes.length !== ni * nj) cache.codes = new Uint8Array(ni * nj);
+  const out = cache.codes, at = plane(model)[2];
+  const lo = model.get("vmin"), hi = model.get("vmax"), scale = LEVELS / (hi > lo ? hi - lo : 1);
+  for (let i = 0; i < ni; i++) {
+    for (let j = 0; j < nj; j++) {
+      const v = raw[shape.length === 2 ? i * nj + j : at(i, j)];
+      out[i * nj + j] = u8 ? v : codeOf(v, lo, scale);
+    }
+  }
+  return out;
+}
+
 function paintHeat(canvas, model, raw, cache) {
   const [ni, nj] = plane(model);
-  if (!cache.image || cache.image.width !== ni || cache.image.height !== nj) {
-    cache.image = new ImageData(ni, nj);
-    cache.off = new OffscreenCanvas(ni, nj);
-  }
-  colourPixels(model, raw, new Uint32Array(cache.image.data.buffer), ni, nj);
   const zoom = Math.max(1, Math.floor(MAX_SIDE / Math.max(ni, nj)));
   const fit = Math.min(1, MAX_SIDE / Math.max(ni, nj));
   const width = Math.round(ni * zoom * fit), height = Math.round(nj * zoom * fit);
@@ -139,14 +150,25 @@ function paintHeat(canvas, model, raw, cache) {
     canvas.width = width;
     canvas.height = height;
   }
-  cache.off.getContext("2d").putImageData(cache.image, 0, 0);
   const ctx = canvas.getContext("2d");
-  ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(cache.off, 0, 0, canvas.width, canvas.height);
+  const gl = cache.gl && drawGl(cache.gl, planeCodes(model, raw, ni, nj, cache), palette(model), ni, nj, width, height);
+  if (gl) ctx.drawImage(cache.gl.gl.canvas, 0, 0); // the picture at screen size: ~0.7 MB
+  else paint2d(ctx, model, raw, cache, ni, nj, canvas);
   const mask = activeMask(model);
   if (mask) paintInactive(ctx, mask, cache, ni, nj, plane(model)[2], canvas);
   if (mask && model.get("show_blocks")) paintBlocks(ctx, planeBlocks(model), ni, nj, canvas);
   if (model.get("vector") && model.get("show_arrows")) paintArrows(ctx, model, ni, nj, canvas);
+}
+
+function paint2d(ctx, model, raw, cache, ni, nj, canvas) {
+  if (!cache.image || cache.image.width !== ni || cache.image.height !== nj) {
+    cache.image = new ImageData(ni, nj);
+    cache.off = new OffscreenCanvas(ni, nj);
+  }
+  colourPixels(model, raw, new Uint32Array(cache.image.data.buffer), ni, nj);
+  cache.off.getContext("2d").putImageData(cache.image, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(cache.off, 0, 0, canvas.width, canvas.height);
 }
 
 function paintInactive(ctx, mask, cache, ni, nj, at, canvas) {
@@ -417,32 +439,57 @@ function paintSlice(span, model, redraw) {
   };
 }
 
-function hover(event, canvas, model, state, tip) {
-  const raw = state.raw;
-  if (!raw) return;
+function cellAt(event, canvas, model) {
+  // the element under the mouse: {index: its indices, k: its place in the frame's data}
   const rect = canvas.getBoundingClientRect();
   const x = event.clientX - rect.left, y = event.clientY - rect.top;
-  const name = model.get("title").split(" ")[0] || "x";
-  let text;
   if (model.get("shape").length === 1) {
     const n = model.get("shape")[0];
     const i = Math.round(((x - 8) / (canvas.width - 16)) * (n - 1));
-    if (i < 0 || i >= n) return (tip.style.display = "none");
-    text = `${name}[${i}] = ${fmt(valueAt(model, raw, i))}`;
-    if (activeMask(model) && !activeMask(model)[i]) text += " (inactive)";
-  } else {
-    const [ni, nj, at] = plane(model);
-    const i = Math.floor((x / rect.width) * ni), j = nj - 1 - Math.floor((y / rect.height) * nj);
-    if (i < 0 || i >= ni || j < 0 || j >= nj) return (tip.style.display = "none");
-    const sign = model.get("encoding") === "u8" ? "≈" : "=";
-    const index = model.get("shape").length === 3 ? sliceIndex(model, i, j) : `${i}, ${j}`;
-    text = `${name}[${index}] ${sign} ${fmt(valueAt(model, raw, at(i, j)))}`;
-    if (activeMask(model) && !activeMask(model)[at(i, j)]) text += " (inactive)";
+    return i < 0 || i >= n ? null : { index: [i], k: i, x, y };
   }
+  const [ni, nj, at] = plane(model);
+  const i = Math.floor((x / rect.width) * ni), j = nj - 1 - Math.floor((y / rect.height) * nj);
+  if (i < 0 || i >= ni || j < 0 || j >= nj) return null;
+  const index = model.get("shape").length === 3 ? sliceIndex(model, i, j) : [i, j];
+  return { index, k: at(i, j), x, y };
+}
+
+function hover(event, canvas, model, state, tip) {
+  const raw = state.raw;
+  if (!raw) return;
+  const cell = cellAt(event, canvas, model);
+  if (!cell) return (tip.style.display = "none");
+  const name = model.get("title").split(" ")[0] || "x";
+  const sign = model.get("encoding") === "u8" ? "≈" : "=";
+  const v = valueAt(model, raw, cell.k);
+  let text = `${name}[${cell.index.join(", ")}] ${sign} ${fmt(v)}`;
+  if (activeMask(model) && !activeMask(model)[cell.k]) text += " (inactive)";
+  if (!Number.isFinite(v) && model.get("explainable")) text += " · click: where from?";
   tip.textContent = text;
   tip.style.display = "block";
-  tip.style.left = `${x}px`;
-  tip.style.top = `${y}px`;
+  tip.style.left = `${cell.x}px`;
+  tip.style.top = `${cell.y}px`;
+}
+
+function explainClick(event, canvas, model, state) {
+  // a click on a NaN or Inf element asks the kernel side which line made it (explain_nan)
+  const cell = state.raw && model.get("explainable") && cellAt(event, canvas, model);
+  if (!cell || Number.isFinite(valueAt(model, state.raw, cell.k))) return;
+  model.send({ explain: cell.index });
+}
+
+function paintExplanation(box, model) {
+  const e = model.get("explanation");
+  box.replaceChildren();
+  box.style.display = e && e.cell ? "" : "none";
+  if (!e || !e.cell) return;
+  box.append(h("div", "ti-explain-head", `${model.get("title").split(" ")[0]}[${e.cell.join(", ")}]`));
+  if (e.error) return box.append(h("div", "ti-muted", e.error));
+  if (!e.found) return box.append(h("div", "ti-muted", `rerunning ${e.kernel} stores no NaN or Inf there`));
+  box.append(h("div", "ti-explain-where", `${e.file}:${e.line} (kernel ${e.kernel})`));
+  box.append(h("code", "ti-explain-expr", e.expression));
+  box.append(h("div", "ti-explain-op", e.operation));
 }
 
 function sliceIndex(model, i, j) {
@@ -451,7 +498,7 @@ function sliceIndex(model, i, j) {
   idx[axis] = model.get("slice_index");
   idx[a] = i;
   idx[b] = j;
-  return idx.join(", ");
+  return idx;
 }
 
 export default {
@@ -471,11 +518,14 @@ export default {
     el.append(body);
     const plot = body.appendChild(h("div", "ti-plot"));
     const canvas = plot.appendChild(h("canvas", "ti-canvas"));
+    state.cache.gl = makeGl(new OffscreenCanvas(1, 1)); // draws the heat map's pixels
+    el.dataset.renderer = state.cache.gl ? "webgl2" : "2d";
     const tip = plot.appendChild(h("div", "ti-tip"));
     const cbar = body.appendChild(h("div", "ti-cbar"));
     const bar = cbar.appendChild(h("canvas", "ti-colorbar"));
     const labels = cbar.appendChild(h("div", "ti-cbar-labels"));
     const stats = body.appendChild(h("div", "ti-stats"));
+    const explanation = el.appendChild(h("div", "ti-explain"));
     function draw() {
       state.pending = false;
       state.raw = values(model);
@@ -500,6 +550,14 @@ export default {
       if (!state.paused) redraw();
     };
     const onShape = () => paintSlice(tools.slice, model, redraw);
+    const onExplained = () => paintExplanation(explanation, model);
+    const onMessage = (msg) => {
+      const finish = () => state.cache.gl && state.cache.gl.gl.finish();
+      if (msg && msg.measure_draw) measureDraw(el, model, draw, finish, msg.measure_draw);
+    };
+    model.on("change:explanation", onExplained);
+    model.on("msg:custom", onMessage);
+    canvas.addEventListener("click", (e) => explainClick(e, canvas, model, state));
     model.on("change:frame", onFrame);
     model.on("change:cmap", redraw);
     model.on("change:show_arrows", redraw);
@@ -508,6 +566,7 @@ export default {
     canvas.addEventListener("mousemove", (e) => hover(e, canvas, model, state, tip));
     canvas.addEventListener("mouseleave", () => (tip.style.display = "none"));
     onShape();
+    onExplained();
     draw();
     el.dataset.ready = "1";
     return () => {
@@ -516,6 +575,8 @@ export default {
       model.off("change:show_arrows", redraw);
       model.off("change:show_blocks", redraw);
       model.off("change:shape", onShape);
+      model.off("change:explanation", onExplained);
+      model.off("msg:custom", onMessage);
     };
   },
 };
