@@ -5,6 +5,7 @@ export button. The only part of tistudio that imports IPython, ipywidgets or mat
 
 from __future__ import annotations
 
+from tistudio.lang.nan_explain import explain_nan, record_writes
 from tistudio.studio.cache_view import CacheView
 from tistudio.studio.export import ExportPanel, aot_available
 from tistudio.studio.field_view import COLORMAPS, FieldView, view
@@ -21,6 +22,8 @@ __all__ = [
     "Panel",
     "StudioMagics",
     "aot_available",
+    "explain_nan",
     "load_ipython_extension",
+    "record_writes",
     "view",
 ]
