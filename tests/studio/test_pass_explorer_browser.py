@@ -80,8 +80,14 @@ def test_hide_unchanged_search_cfg_and_sparklines(lab, page: Page, artifacts):
     grew = explorer.locator(".ti-pass:not(.unchanged):has(.ti-delta .a:not(:empty))")
     expect(grew.locator("visible=true")).to_have_count(grew.count())
     assert grew.count() > 3
+    # the keys move between the shown passes only
+    visible.first.click()
+    for _ in range(4):
+        page.keyboard.press("ArrowDown")
+        expect(explorer.locator(".ti-pass.selected:not(.unchanged)")).to_have_count(1)
     explorer.locator(".ti-hide-unchanged").uncheck()
     expect(visible).to_have_count(total)
+    rows.last.click()
 
     # search: the list keeps the passes whose IR holds "offloaded" (offload and after), the
     # text marks each match
@@ -91,6 +97,13 @@ def test_hide_unchanged_search_cfg_and_sparklines(lab, page: Page, artifacts):
     assert 0 < shown < total
     expect(explorer.locator(".ti-code.ti-ir mark.ti-hit")).to_have_text(["offloaded"] * 2)
     expect(explorer.locator(".ti-pass:visible .ti-pass-name").first).to_contain_text("offload")
+    # Enter selects the next pass that matches
+    explorer.locator(".ti-search").press("Enter")
+    expect(explorer.locator(".ti-pass.selected .ti-hits")).to_have_count(1)
+    first_hit = int(explorer.get_attribute("data-pass"))
+    explorer.locator(".ti-search").press("Enter")
+    expect(explorer).not_to_have_attribute("data-pass", str(first_hit))
+    expect(explorer.locator(".ti-pass.selected .ti-hits")).to_have_count(1)
     explorer.locator(".ti-search").fill("no such statement")
     expect(explorer.locator(".ti-search-hits")).to_have_text("0 passes · 0 here")
     explorer.locator(".ti-search").fill("")
@@ -98,6 +111,7 @@ def test_hide_unchanged_search_cfg_and_sparklines(lab, page: Page, artifacts):
 
     # the CFG of the last pass: two tasks; a range-for inside the first around an if/else; a
     # while in the second with an if inside whose true branch ends in a break
+    rows.last.click()
     explorer.locator(".ti-tab[data-tab='cfg']").click()
     svg = explorer.locator(".ti-cfg svg.cfg-svg")
     expect(svg).to_be_visible(timeout=30_000)
