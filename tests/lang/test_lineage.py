@@ -136,3 +136,26 @@ def test_ids_survive_renumbering_and_are_handed_out_only_while_recording() -> No
         "rewritten": [],
         "deleted": [1],
     }
+
+
+def test_print_numbers_follow_the_order_statements_first_print_in() -> None:
+    """`statements_of` names `$n` the n-th statement printed: true of nested blocks too."""
+    x = ti.field(ti.f32, shape=8)
+
+    @ti.kernel
+    def nested(n: ti.i32):
+        for i in x:
+            c = 0
+            while c < n:
+                if x[i] > c:
+                    x[i] -= 1.0
+                else:
+                    break
+                c += 1
+
+    for record in nested.compile_report(3).passes:
+        found = statements_of(record)
+        assert len(found.numbers) == len(found.texts) > 0
+        for number, sid in found.numbers.items():
+            head = found.texts[sid]
+            assert f"${number} = " in head or f"${number} : " in head, (record.name, head)

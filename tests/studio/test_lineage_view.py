@@ -114,11 +114,11 @@ def test_wgsl_comment_reaches_only_the_lines_below_it_up_to_a_brace() -> None:
             "    // k.py:7: y = x + 1",
             "    tree0[0] = 1;",
             "    {",
-            "    let s4: i32 = 1;",
+            "    let s0: i32 = 1;",
             "}",
         ]
     )
-    final = statements_of(_record(["kernel {", "  <i32> $4 = const 1", "}"], [None, 9, None]))
+    final = statements_of(_record(["kernel {", "  <i32> $0 = const 1", "}"], [None, 9, None]))
     links = wgsl_links(text, final)
     assert links["src"] == [None, None, 7, 7, None, 9, None]
     assert links["ids"] == [None, None, None, None, None, 1, None]

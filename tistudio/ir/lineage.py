@@ -21,7 +21,6 @@ from typing import Any
 from tistudio.ir.printer import Printer
 from tistudio.ir.stmt import Kernel, Stmt
 
-NAME = re.compile(r"\$(\d+) [=:] ")  # where a header names its own statement: `$5 = `, `$6 : `
 OPERAND = re.compile(r"\$(\d+)")
 KINDS = ("created", "rewritten", "deleted")
 
@@ -62,24 +61,22 @@ class Statements:
 
 
 def statements_of(record: Any) -> Statements:
-    """Read a `PassRecord`'s statements back from its text, `lines` and `stmt_ids`."""
+    """Read a `PassRecord`'s statements back from its text, `lines` and `stmt_ids`. The printer
+    numbers statements in the order it prints them, so `$n` is the n-th statement met here."""
     texts: dict[int, str] = {}
     lines: dict[int, int | None] = {}
-    number_to_id: dict[int, int] = {}
     for text, line, sid in zip(record.ir_text.splitlines(), record.lines, record.stmt_ids):
         if sid is None or sid in texts:  # a block's `} else {` and `}` lines
             continue
         texts[sid] = text.strip()
         lines[sid] = line
-        name = NAME.search(text)
-        if name:
-            number_to_id[int(name.group(1))] = sid
-
-    def by_id(match: re.Match[str]) -> str:
-        return f"%{number_to_id.get(int(match.group(1)), '?')}"
-
-    keys = {sid: OPERAND.sub(by_id, text) for sid, text in texts.items()}
-    return Statements(texts, keys, lines, number_to_id)
+    by_number = {str(n): f"%{sid}" for n, sid in enumerate(texts)}
+    keys = {}
+    for sid, text in texts.items():
+        parts = OPERAND.split(text)  # text, number, text, number, ..., text
+        parts[1::2] = [by_number.get(n, "%?") for n in parts[1::2]]
+        keys[sid] = "".join(parts)
+    return Statements(texts, keys, lines, dict(enumerate(texts)))
 
 
 @dataclass(frozen=True)
