@@ -119,3 +119,17 @@ def test_wgsl_lines_link_to_python_lines_and_statements(lab, page: Page, artifac
     expect(info).to_contain_text("created by lower_ast")
     expect(explorer.locator(".ti-code .ti-line.same-stmt")).not_to_have_count(0)
     shoot(page, explorer, artifacts / "pass_explorer_lineage_wgsl.png")
+
+
+def test_lineage_clicks_work_in_notebook7(lab, page: Page):
+    run_all(page, lab.notebook7("lineage_nb7.ipynb", [SETUP, CELL]))
+    assert "/notebooks/lineage_nb7.ipynb" in page.url and "/lab" not in page.url
+    wait_until_cell_ran(page, 1, 2)
+    explorer = page.locator(".tistudio-passes")
+    expect(explorer).to_have_attribute("data-ready", "1", timeout=60_000)
+    explorer.locator(".ti-source .ti-line", has_text="x = a[i] * 1.0").click()
+    expect(explorer.locator(".ti-pass.lineage")).not_to_have_count(0, timeout=10_000)
+    explorer.locator(".ti-code.ti-ir .ti-line", has_text=re.compile(r"= add \$")).click()
+    info = explorer.locator(".ti-lineage-info")
+    expect(info).to_contain_text("b[i] = x + k * 2.0", timeout=10_000)
+    expect(info).to_contain_text("created by lower_ast")
