@@ -62,7 +62,8 @@ class MemoryEmitter:
         a windowed buffer gets one branch per window."""
         shift = view_bytes(view).bit_length() - 1
         constant = re.fullmatch(r"(\d+)u", ptr.offset)
-        index = f"{int(constant[1]) >> shift}u" if constant else f"({ptr.offset} >> {shift}u)"
+        offset = ptr.offset if re.fullmatch(r"\w+", ptr.offset) else f"({ptr.offset})"
+        index = f"{int(constant[1]) >> shift}u" if constant else f"({offset} >> {shift}u)"
         lane = ""  # the component, when a scalar goes through the buffer's vec4 view
         vector = self.resources.vector_view(ptr.resource, view)
         if vector is not None:
