@@ -312,3 +312,24 @@ def test_interrupting_the_cell_ends_a_gui_loop_cleanly():
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
+
+
+def test_a_cumulative_acknowledgement_frees_every_frame_up_to_it():
+    view = GuiView("t", (4, 4), max_in_flight=2)
+    sent_at = time.monotonic()
+    view._in_flight = {1: sent_at, 2: sent_at, 3: sent_at}  # three frames await the browser
+    view._on_message(view, {"type": "ack", "upto": 2}, [])
+    assert list(view._in_flight) == [3] and view.acked == 2
+    view._on_message(view, {"type": "ack", "seq": [3], "upto": 1}, [])  # old and new forms
+    assert view._in_flight == {} and view.acked == 3
+
+
+def test_the_environment_picks_the_default_encoding(monkeypatch):
+    monkeypatch.setenv("TISTUDIO_GUI_ENCODING", "png")
+    assert GuiView("t", (4, 4)).encoding == "png"
+    assert GuiView("t", (4, 4), encoding="rgb").encoding == "rgb"
+    monkeypatch.setenv("TISTUDIO_GUI_ENCODING", "bmp")
+    with pytest.raises(ValueError, match="unknown frame encoding"):
+        GuiView("t", (4, 4))
+    monkeypatch.delenv("TISTUDIO_GUI_ENCODING")
+    assert GuiView("t", (4, 4)).encoding == "auto"

@@ -3,7 +3,8 @@
 `ti.GUI` and `ti.ui.Window` hand finished frames to a `FrameSink` (`tistudio.ui.sink`); in a
 Jupyter kernel that sink is a `GuiView`. Frames are too big and too frequent for a synced trait
 (a 1024x1024 RGB frame is 3 MiB, sixty times a second), so each one travels as the binary buffer
-of a custom message, and the browser acknowledges a frame once it has drawn it. At most
+of a custom message, and the browser acknowledges frames once it has drawn them (cumulatively,
+every second frame: fewer messages through a busy server). At most
 `max_in_flight` frames (up to WINDOW_CAP on a slow path, see `window`) are unacknowledged at a
 time; a frame presented while the browser is
 behind replaces the one waiting (the latest wins), so the GUI loop never blocks and nothing
@@ -25,6 +26,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import math
+import os
 import pathlib
 import struct
 import threading
@@ -56,7 +58,9 @@ class GuiView(anywidget.AnyWidget):
     """A GUI's window in the notebook: streams frames, returns input (a `FrameSink`).
 
     `make_event` builds the events `poll()` returns from RawEvent's fields (kind, key, x, y,
-    delta, value, modifiers); `open_sink` passes `tistudio.ui.sink.RawEvent`."""
+    delta, value, modifiers); `open_sink` passes `tistudio.ui.sink.RawEvent`. `encoding`
+    (see `_encoding_for`) defaults to the environment's TISTUDIO_GUI_ENCODING, else "auto", so
+    that an unchanged program's frames can be sent another way (a slow link, a test)."""
 
     _esm = STATIC / "gui_view.js"
     _css = STATIC / "gui_view.css"
@@ -76,12 +80,14 @@ class GuiView(anywidget.AnyWidget):
         res: tuple[int, int] = (512, 512),
         *,
         max_in_flight: int = 2,
-        encoding: str = "auto",
+        encoding: str | None = None,
         quality: int = 85,
         max_wait: float = 0.02,
         make_event: Callable[..., Any] = SimpleNamespace,
     ) -> None:
         width, height = _resolution(res)
+        if encoding is None:
+            encoding = os.environ.get("TISTUDIO_GUI_ENCODING", "auto")
         if not 1 <= max_in_flight <= 8:
             raise ValueError("max_in_flight must be between 1 and 8")
         if encoding not in ENCODINGS:
@@ -263,9 +269,13 @@ class GuiView(anywidget.AnyWidget):
             if now - sent_at > self.stale_after:
                 del self._in_flight[seq]
 
-    def _acknowledge(self, seqs: list[int]) -> None:
+    def _acknowledge(self, seqs: list[int], upto: int | None = None) -> None:
+        """Frames `seqs` were drawn, and with `upto` (the browser's cumulative acknowledgement)
+        every frame sent up to that one."""
         with self._room:
             now = time.monotonic()
+            if upto is not None:
+                seqs = [*seqs, *(seq for seq in self._in_flight if seq <= upto)]
             for seq in seqs:
                 sent_at = self._in_flight.pop(int(seq), None)
                 if sent_at is not None:
@@ -278,7 +288,8 @@ class GuiView(anywidget.AnyWidget):
     def _on_message(self, _widget: Any, content: dict, _buffers: list) -> None:
         kind = content.get("type")
         if kind == "ack":
-            self._acknowledge(content.get("seq", []))
+            upto = content.get("upto")
+            self._acknowledge(content.get("seq", []), None if upto is None else int(upto))
         elif kind == "event":
             event = raw_event(content, self.make_event)
             if event is not None:

@@ -91,6 +91,25 @@ function countFrame(el, state, fps) {
   }
 }
 
+// Acknowledgements are cumulative ("every frame up to seq is done") and go out for every
+// second frame, or ACK_DELAY_MS after a lone one: half the messages back through the server
+// and the kernel, which on a busy machine is time the frames themselves need.
+const ACK_EVERY = 2;
+const ACK_DELAY_MS = 15;
+
+function acknowledge(model, state, seq) {
+  state.ackUpto = Math.max(state.ackUpto, seq);
+  state.ackPending += 1;
+  const flush = () => {
+    clearTimeout(state.ackTimer);
+    state.ackTimer = 0;
+    state.ackPending = 0;
+    model.send({ type: "ack", upto: state.ackUpto });
+  };
+  if (state.ackPending >= ACK_EVERY) flush();
+  else if (!state.ackTimer) state.ackTimer = setTimeout(flush, ACK_DELAY_MS);
+}
+
 function drawSnapshot(canvas, state, model) {
   // the last frame saved with the notebook, until live frames arrive
   const png = model.get("snapshot");
@@ -263,7 +282,8 @@ export default {
     canvas.style.maxWidth = `${Math.max(canvas.width, 320)}px`;
     const panel = body.appendChild(h("div", "ti-gui-panel"));
     const state = { ctx: canvas.getContext("2d"), image: null, words: null, drawn: 0, times: [],
-      fpsShown: 0, firstMs: 0, controlShape: null, drawMs: 0, seq: 0 };
+      fpsShown: 0, firstMs: 0, controlShape: null, drawMs: 0, seq: 0,
+      ackUpto: 0, ackPending: 0, ackTimer: 0 };
 
     const emit = (event) => {
       if (!model.get("is_closed")) model.send({ type: "event", ...event });
@@ -281,7 +301,7 @@ export default {
       const view = buffers[0];
       const ack = () => {
         countFrame(el, state, fps);
-        model.send({ type: "ack", seq: [msg.seq] });
+        acknowledge(model, state, msg.seq);
       };
       const start = performance.now();
       const timed = () => {
