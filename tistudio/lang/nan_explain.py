@@ -43,7 +43,7 @@ class WriteLog:
 
     def __init__(self, program: Any) -> None:
         self.program = program
-        self.last: dict[int, Launch] = {}
+        self.last: dict[int, tuple] = {}  # place SNode id -> (kernel, entry, run-time args)
         self._stop = bus.subscribe("launched", self._launched)
 
     def _launched(self, event: Event) -> None:
@@ -55,17 +55,18 @@ class WriteLog:
             self.program, self.last = program, {}
             program.write_log = self
         data = event.data
-        entry = data["entry"]
-        launch = Launch(data["kernel"], entry, tuple(data["args"]))
-        for snode in entry.result.written_snodes:
-            self.last[snode.id] = launch
+        launch = (data["kernel"], data["entry"], data["args"])  # a plain tuple: ~0.5 us less
+        last = self.last
+        for snode in launch[1].result.written_snodes:
+            last[snode.id] = launch
 
     def stop(self) -> None:
         self._stop()
 
     def writer_of(self, field: Any) -> Launch | None:
         found = [self.last.get(snode.id) for snode in _place_snodes(field)]
-        return next((launch for launch in found if launch is not None), None)
+        launch = next((launch for launch in found if launch is not None), None)
+        return Launch(launch[0], launch[1], tuple(launch[2])) if launch is not None else None
 
 
 def record_writes(program: Any = None) -> WriteLog:
