@@ -189,10 +189,10 @@ class Program:
     ) -> CompileResult:
         """Run the pass pipeline on the frontend IR `kernel`, then the back end; or, when the
         offline cache has this kernel (`source` is its Python text, part of the key), load it.
-        `debug`, if not None, is this kernel's own debug setting (see `config_for`). While the
-        studio watches ("compiled" has listeners), a compile that records nothing still gets
-        records, printed on first read from the frontend IR that `rebuild` makes again
-        (`passes/deferred.py`)."""
+        `debug`, if not None, is this kernel's own debug setting (see `config_for`). A compile
+        that records nothing still gets records, printed on first read from the frontend IR that
+        `rebuild` makes again (`passes/deferred.py`); while the studio watches ("compiled" has
+        listeners), each pass's name, time and count are noted as it runs."""
         # imported here: ~100 ms that `warm_up` spends on its own thread during `ti.init`
         from tistudio.passes.pipeline import compile_to_final_ir
 
@@ -200,7 +200,7 @@ class Program:
         config = self.config_for(debug)
         bypass = record or echo is not None or config.debug
         found = offline_cache.lookup(self, kernel, source, bypass=bypass)
-        defer = rebuild is not None and not record and bus.wants("compiled")
+        defer = rebuild is not None and not record
         if found.result is not None:
             found.result.backend_ms = found.ms
             if defer and not found.result.records:
@@ -209,11 +209,11 @@ class Program:
         ctx = PassContext(config)
         start = time.perf_counter()
         stages: dict[str, float] = {}
-        marks: list[PassMark] | None = [] if defer else None
+        marks: list[PassMark] | None = [] if defer and bus.wants("compiled") else None
         records = compile_to_final_ir(
             kernel, ctx, record=record, echo=echo, timings=stages, marks=marks
         )
-        if marks is not None and not records:
+        if defer and not records:
             records = DeferredRecords(rebuild, config, marks)  # type: ignore[arg-type]
         mid = time.perf_counter()
         executable = self.backend.compile(kernel, config, cache_key=found.key)

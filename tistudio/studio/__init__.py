@@ -12,6 +12,7 @@ from tistudio.studio.field_view import COLORMAPS, FieldView, view
 from tistudio.studio.magic import StudioMagics, load_ipython_extension
 from tistudio.studio.panel import Panel
 from tistudio.studio.passes_view import PassExplorer
+from tistudio.studio.share import save_html
 
 __all__ = [
     "COLORMAPS",
@@ -25,5 +26,6 @@ __all__ = [
     "explain_nan",
     "load_ipython_extension",
     "record_writes",
+    "save_html",
     "view",
 ]

@@ -1,0 +1,190 @@
+"""`save_html`: one self-contained page (pass explorer, and for GPU programs the AOT runner),
+opened from file:// in headless Chromium with no server: a pass clicked shows its diff, the CFG
+tab draws, another instantiation brings its own passes, and a WebGPU kernel runs in the page
+(SwiftShader's WebGPU here) or the runner says why it cannot."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import sync_playwright
+
+import tistudio as ti
+from tistudio.backends.webgpu.device import GpuDevice
+from tistudio.lang import impl
+from tistudio.studio import save_html
+from tistudio.studio.share import page_html
+
+CHROMIUM = "/usr/bin/chromium"
+BROWSER_LACKS = frozenset(
+    {"shader-f64", "shader-int64", "shader-float32-atomic", "shader-int64-atomic-all-ops"}
+)
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+N = 32
+
+
+def heat_kernels():
+    u = ti.field(ti.f32, shape=(N, N))
+    v = ti.field(ti.f32, shape=(N, N))
+
+    @ti.kernel
+    def seed():
+        for i, j in u:
+            u[i, j] = 0.0
+            if (i - 16) * (i - 16) + (j - 16) * (j - 16) < 25:
+                u[i, j] = 1.0
+
+    @ti.kernel
+    def heat(src: ti.template(), dst: ti.template(), k: ti.f32):
+        for i, j in dst:
+            if 0 < i < N - 1 and 0 < j < N - 1:
+                c = src[i, j]
+                lap = src[i - 1, j] + src[i + 1, j] + src[i, j - 1] + src[i, j + 1] - 4.0 * c
+                dst[i, j] = c + k * lap
+
+    seed()
+    heat(u, v, 0.2)
+    heat(v, u, 0.2)
+    return {"u": u, "v": v}, [heat, seed]
+
+
+def open_page(path: Path, webgpu: bool = True):
+    """Chromium on `path` from the file system; returns (playwright, browser, page, errors)."""
+    p = sync_playwright().start()
+    args = ["--no-sandbox", "--enable-unsafe-webgpu"]
+    browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    if not webgpu:  # a browser without WebGPU: no navigator.gpu
+        page.add_init_script("delete Navigator.prototype.gpu")
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("requestfailed", lambda r: errors.append(f"request {r.url}"))
+    page.goto(path.resolve().as_uri())
+    page.wait_for_function("document.body.dataset.ready", timeout=90_000)
+    return p, browser, page, errors
+
+
+def test_the_page_is_self_contained_and_refuses_uncompiled_kernels(tmp_path):
+    ti.init(arch=ti.cpu)
+    try:
+        fields, kernels = heat_kernels()
+        text = page_html(kernels, fields)
+        assert not re.search(r"""<(script|link|img)[^>]+(src|href)=""", text)  # all inline
+        assert "https://" not in text.split("ti-share-data")[0]  # no CDN in the page's head
+        assert "compiled for the CPU" in text  # a CPU program gets no runner, and says why
+
+        @ti.kernel
+        def never():
+            pass
+
+        with pytest.raises(ValueError, match="'never' has not been compiled"):
+            save_html(tmp_path / "x.html", [never], fields=fields)
+    finally:
+        ti.reset()
+
+
+def test_shared_page_explorer_and_runner_from_file(tmp_path):
+    ti.init(arch=ti.gpu, offline_cache=False)
+    impl.get_program().use_gpu(GpuDevice.open(disable=BROWSER_LACKS))
+    try:
+        fields, kernels = heat_kernels()
+        want = fields["u"].to_numpy()  # after seed, heat(u, v), heat(v, u)
+        path = save_html(tmp_path / "heat.html", kernels, fields=fields, title="heat stencil")
+    finally:
+        ti.reset()
+    p, browser, page, errors = open_page(path)
+    try:
+        assert page.evaluate("document.body.dataset.ready") == "1", errors
+        explorer = page.locator(".ti-share-explorer[data-kernel=heat]")
+        rows = explorer.locator(".ti-pass")
+        assert rows.count() > 10
+        changed = explorer.locator(".ti-pass:not(.unchanged)")
+        target = changed.nth(2)
+        name = target.locator(".ti-pass-name").inner_text()
+        target.click()
+        explorer.locator(".ti-tab", has_text="Diff").click()
+        page.wait_for_function(
+            "document.querySelector('.ti-share-explorer[data-kernel=heat]').dataset.tab === 'diff'"
+        )
+        assert (
+            explorer.locator(".ti-line.add").count() + explorer.locator(".ti-line.del").count() > 0
+        ), f"no diff lines after clicking {name}"
+        explorer.locator(".ti-tab", has_text="CFG").click()
+        page.wait_for_selector(".ti-share-explorer[data-kernel=heat] svg")
+        explorer.locator(".ti-tab", has_text="IR").first.click()
+        explorer.locator("select").select_option(index=1)  # heat(v, u): its own passes
+        page.wait_for_function(
+            "document.querySelector('.ti-share-explorer[data-kernel=heat]')"
+            ".textContent.includes('src=v')"
+        )
+        explorer.locator(".ti-tab", has_text="Diff").click()
+
+        runner = page.locator("#ti-share-runner")
+        state = runner.get_attribute("data-state")
+        if state == "ready":  # WebGPU here: run seed, heat(u, v), heat(v, u) in the page
+            steps = (("seed", "[]"), ("heat|src=u,dst=v,", "[0.2]"), ("heat|src=v,dst=u,", "[0.2]"))
+            for count, (kernel, args) in enumerate(steps, 1):
+                button = runner.locator(f".ti-share-run[data-kernel='{kernel}']")
+                button.locator("xpath=preceding-sibling::input").fill(args)
+                button.click()
+                done = f"document.getElementById('ti-share-runner').dataset.runs === '{count}'"
+                try:
+                    page.wait_for_function(done, timeout=60_000)
+                except Exception:
+                    raise AssertionError(runner.inner_text()) from None
+            shown = runner.inner_text()
+            assert "heat|src=v,dst=u,: ran in" in shown, shown
+            mean = float(re.search(r"u \[32,32\]: mean ([0-9.e-]+)", shown).group(1))
+            assert mean == pytest.approx(float(want.mean()), rel=1e-4)
+            assert runner.locator("canvas").count() == 2
+            print(f"\nshared page ran heat in the browser's WebGPU: mean of u {mean:.6f}")
+        else:
+            message = runner.inner_text()
+            assert "WebGPU" in message and state == "unavailable", message
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(SCREENSHOTS / "share_page.png"), full_page=False)
+        assert not errors, errors
+    finally:
+        browser.close()
+        p.stop()
+
+
+def test_without_webgpu_the_runner_says_so_and_the_explorer_works(tmp_path):
+    ti.init(arch=ti.gpu, offline_cache=False)
+    impl.get_program().use_gpu(GpuDevice.open(disable=BROWSER_LACKS))
+    try:
+        fields, kernels = heat_kernels()
+        path = save_html(tmp_path / "heat.html", kernels, fields=fields)
+    finally:
+        ti.reset()
+    p, browser, page, errors = open_page(path, webgpu=False)
+    try:
+        assert not page.evaluate("'gpu' in navigator")
+        runner = page.locator("#ti-share-runner")
+        assert runner.get_attribute("data-state") == "unavailable"
+        assert "This browser has no WebGPU" in runner.inner_text()
+        assert page.locator(".ti-share-explorer[data-kernel=seed] .ti-pass").count() > 5
+        assert not errors, errors
+    finally:
+        browser.close()
+        p.stop()
+
+
+def test_field_values_match_numpy_reference():
+    """The kernels the page ships compute the stencil (checked on the CPU against NumPy)."""
+    ti.init(arch=ti.cpu)
+    try:
+        fields, _ = heat_kernels()
+        y, x = np.mgrid[0:N, 0:N]
+        u = ((y - 16) ** 2 + (x - 16) ** 2 < 25).astype(np.float64)
+        for _ in range(2):
+            nxt = u.copy()
+            lap = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * u[1:-1, 1:-1]
+            nxt[1:-1, 1:-1] = u[1:-1, 1:-1] + 0.2 * lap
+            u = nxt
+        np.testing.assert_allclose(fields["u"].to_numpy(), u, rtol=1e-5, atol=1e-6)
+    finally:
+        ti.reset()
