@@ -184,3 +184,28 @@ def test_the_log_starts_once_and_follows_ti_init_to_the_next_program() -> None:
     k2()  # the first launch under the new program: the log moves there, forgetting the old
     assert impl.get_program().write_log is log and list(log.last) == [x.snode.ptr.id]
     assert explain_nan(x, 1).operation == "log(-2.0) = nan"
+
+
+def test_a_kernel_the_offline_cache_loaded_is_compiled_again_to_explain_it(
+    tmp_path, monkeypatch
+) -> None:
+    monkeypatch.delenv("TISTUDIO_VERIFY_IR", raising=False)  # verifying compiles bypass it
+    for run in range(2):  # compile and save, then load: no IR comes from the disk
+        ti.init(arch=ti.cpu, offline_cache=True, offline_cache_file_path=str(tmp_path))
+        record_writes()
+        x = ti.field(ti.f32, shape=(8, 8))
+        v = ti.Vector.field(2, ti.f32, shape=(8, 8))
+
+        @ti.kernel
+        def k(a: ti.template(), b: ti.template(), c: ti.f32, scale: ti.template()):
+            for i, j in a:
+                b[i, j] = ti.Vector([a[i, j], ti.log(i - c) * scale[0]])
+
+        k(x, v, 2.0, (3.0,))
+        entry = k.instances()[0]
+        assert (entry.result.cache, entry.result.final_ir is None) == (
+            ("miss", False) if run == 0 else ("hit", True)
+        )
+        found = explain_nan(v, (1, 5))
+        assert found.operation == "log(-1.0) = nan"
+        assert found.line == line_of(k, "ti.log(i - c)")

@@ -150,12 +150,7 @@ def explain_nan(field: Any, index: Sequence[int] | int, log: WriteLog | None = N
             f"no recorded launch wrote {_name(field)}: the log of writes starts with the first "
             "field viewer or tistudio.studio.record_writes(); launch the kernel again"
         )
-    final_ir = launch.entry.result.final_ir
-    if final_ir is None:
-        raise RuntimeError(
-            f"{launch.entry.name} came from the offline cache without its IR: "
-            "run with ti.init(offline_cache=False) to explain it"
-        )
+    final_ir = _final_ir(launch, program)
     shape = tuple(field.shape)
     if len(index) != len(shape) or not all(0 <= i < n for i, n in zip(index, shape)):
         raise IndexError(f"index {list(index)} is outside {_name(field)} of shape {list(shape)}")
@@ -165,6 +160,61 @@ def explain_nan(field: Any, index: Sequence[int] | int, log: WriteLog | None = N
     args = [_copy(a) for a in launch.args]
     origin = NanTracer(final_ir, args, trees, targets, _guesses(raw, field)).trace()
     return NanExplanation(_name(field), index, launch.entry.name, origin)
+
+
+def _final_ir(launch: Launch, program: Any) -> Any:
+    """The launch's final IR; for a kernel the offline cache loaded (machine code, no IR), the
+    instantiation compiled again from the call's arguments, rebuilt from its cache key."""
+    if launch.entry.result.final_ir is not None:
+        return launch.entry.result.final_ir
+    args = _call_args(launch, program)
+    if args is None:
+        raise RuntimeError(
+            f"{launch.entry.name} came from the offline cache without its IR, and its "
+            "arguments cannot be rebuilt: run with ti.init(offline_cache=False) to explain it"
+        )
+    return launch.kernel.compile_report(*args).result.final_ir
+
+
+def _call_args(launch: Launch, program: Any) -> list[Any] | None:
+    """The call's arguments: its run-time ones as launched, its template ones from the cache
+    key (`kernel_args.template_key`: fields by identity, values as they are); None where that
+    cannot be done (vector arguments spread into scalars, an object no longer known)."""
+    kernel, entry = launch.kernel, launch.entry
+    specs = kernel.param_specs()
+    if not entry.flat_args or len(entry.runtime_positions) > len(launch.args):
+        return None
+    args: list[Any] = [None] * len(specs)
+    for position, value in zip(entry.runtime_positions, launch.args):
+        args[position] = value
+    known = {id(f): f for f in program.fields_by_snode.values()}
+    known.update((i, obj) for i, (obj, _) in kernel._namer._given.items())
+    try:
+        for position, spec in enumerate(specs):
+            if spec.kind == "template":
+                args[position] = _from_key(entry.signature[position], known)
+    except LookupError:
+        return None
+    return args
+
+
+def _from_key(key: Any, known: dict[int, Any]) -> Any:
+    """The template argument behind `template_key(arg)`."""
+    kind = key[0]
+    if kind == "field":
+        return known[key[1]]
+    if kind == "value":
+        return key[2]
+    if kind == "object":
+        return key[1].obj
+    if kind in ("list", "tuple"):
+        items = [_from_key(k, known) for k in key[1]]
+        return items if kind == "list" else tuple(items)
+    if kind == "dict":
+        return {_from_key(k, known): _from_key(v, known) for k, v in key[1]}
+    if kind == "ndarray":
+        return np.frombuffer(key[3], dtype=key[1]).reshape(key[2])
+    raise LookupError(kind)
 
 
 def _guesses(index: tuple[int, ...], field: Any) -> list[Any]:
