@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from tistudio.studio.gui_view import GuiView, png_bytes, raw_event
+from tistudio.studio.gui_view import GuiView, _jpeg, png_bytes, raw_event
 from tistudio.ui.sink import Control, RawEvent
 
 
@@ -333,3 +333,14 @@ def test_the_environment_picks_the_default_encoding(monkeypatch):
         GuiView("t", (4, 4))
     monkeypatch.delenv("TISTUDIO_GUI_ENCODING")
     assert GuiView("t", (4, 4)).encoding == "auto"
+
+
+def test_jpeg_frames_decode_to_the_picture():
+    pytest.importorskip("PIL")
+    from PIL import Image
+
+    y, x = np.mgrid[0:48, 0:64]
+    picture = np.stack([x * 4, y * 5, (x + y) * 2], axis=-1).astype(np.uint8)
+    decoded = np.asarray(Image.open(io.BytesIO(_jpeg(picture, 95))))
+    assert decoded.shape == (48, 64, 3)
+    assert np.abs(decoded.astype(int) - picture).max() <= 8
