@@ -123,15 +123,14 @@ class Canvas:
             shape = self._source.shape
             scratch = self._buffer("scaled", shape, np.float32)
             np.clip(self._source, 0, 1, out=scratch)
-            np.multiply(scratch, np.float32(255), out=scratch)
             rows = self._buffer("rows", shape, np.uint8)
-            np.copyto(rows, scratch, casting="unsafe")  # float -> uint8 truncates, as C++'s cast
+            # float -> uint8 on the way out truncates, as C++'s cast does
+            np.multiply(scratch, np.float32(255), out=rows, casting="unsafe")
             _transpose_pixels(rows, self._frame)
         else:
             scratch = self._buffer("scaled", self._rgb.shape, np.float32)
             np.clip(self._rgb, 0, 1, out=scratch)
-            np.multiply(scratch, np.float32(255), out=scratch)
-            np.copyto(self._frame, scratch, casting="unsafe")
+            np.multiply(scratch, np.float32(255), out=self._frame, casting="unsafe")
         return self._frame
 
     def _materialise(self) -> None:
