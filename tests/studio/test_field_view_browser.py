@@ -94,11 +94,14 @@ def test_frame_rates_and_a_click_on_a_nan_explains_it(lab, page: Page, artifacts
     i, j = map(int, re.search(r"y\[(\d+), (\d+)\]", tip.inner_text()).groups())
     g = abs(i - 64) + abs(j - 400) - 12.0
     assert g < 0
-    pixel = canvas.evaluate(
-        """(canvas, [x, y]) => {
+    pixel = small.evaluate(  # the picture of a quantised frame lies on the WebGL canvas
+        """(el, [x, y]) => {
+            const canvas = el.querySelector('.ti-gl'), gl = canvas.getContext('webgl2');
             const px = Math.floor(x * canvas.width / canvas.clientWidth);
-            const py = Math.floor(y * canvas.height / canvas.clientHeight);
-            return Array.from(canvas.getContext('2d').getImageData(px, py, 1, 1).data);
+            const py = canvas.height - 1 - Math.floor(y * canvas.height / canvas.clientHeight);
+            const out = new Uint8Array(4);
+            gl.readPixels(px, py, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, out);
+            return Array.from(out);
         }""",
         [x, y],
     )

@@ -151,13 +151,24 @@ function paintHeat(canvas, model, raw, cache) {
     canvas.height = height;
   }
   const ctx = canvas.getContext("2d");
-  const gl = cache.gl && drawGl(cache.gl, planeCodes(model, raw, ni, nj, cache), palette(model), ni, nj, width, height);
-  if (gl) ctx.drawImage(cache.gl.gl.canvas, 0, 0); // the picture at screen size: ~0.7 MB
+  // quantised (big) frames through WebGL; exact f32 ones (at most 65536 elements) cost the 2D
+  // canvas under a millisecond, and keep their pixels readable on it
+  const big = cache.gl && model.get("encoding") === "u8";
+  const gl = big && drawGl(cache.gl, planeCodes(model, raw, ni, nj, cache), palette(model), ni, nj, width, height);
+  showGl(canvas, cache.gl, gl);
+  if (gl) ctx.clearRect(0, 0, width, height);
   else paint2d(ctx, model, raw, cache, ni, nj, canvas);
   const mask = activeMask(model);
   if (mask) paintInactive(ctx, mask, cache, ni, nj, plane(model)[2], canvas);
   if (mask && model.get("show_blocks")) paintBlocks(ctx, planeBlocks(model), ni, nj, canvas);
   if (model.get("vector") && model.get("show_arrows")) paintArrows(ctx, model, ni, nj, canvas);
+}
+
+function showGl(canvas, state, on) {
+  // the WebGL picture lies under the 2D canvas, which keeps the overlays and the mouse
+  if (!state) return;
+  state.gl.canvas.style.display = on ? "" : "none";
+  canvas.style.background = on ? "transparent" : "";
 }
 
 function paint2d(ctx, model, raw, cache, ni, nj, canvas) {
@@ -517,8 +528,12 @@ export default {
     const tools = toolbar(el, model, state, redraw);
     el.append(body);
     const plot = body.appendChild(h("div", "ti-plot"));
+    const glCanvas = plot.appendChild(h("canvas", "ti-gl"));
+    glCanvas.style.cssText = "position:absolute;left:0;top:0;pointer-events:none;display:none";
     const canvas = plot.appendChild(h("canvas", "ti-canvas"));
-    state.cache.gl = makeGl(new OffscreenCanvas(1, 1)); // draws the heat map's pixels
+    canvas.style.position = "relative"; // above the WebGL picture
+    state.cache.gl = makeGl(glCanvas);
+    if (!state.cache.gl) glCanvas.remove();
     el.dataset.renderer = state.cache.gl ? "webgl2" : "2d";
     const tip = plot.appendChild(h("div", "ti-tip"));
     const cbar = body.appendChild(h("div", "ti-cbar"));
@@ -533,6 +548,7 @@ export default {
       const oneD = model.get("shape").length === 1;
       if (oneD) paintLine(canvas, model, state.raw);
       else paintHeat(canvas, model, state.raw, state.cache);
+      if (oneD) showGl(canvas, state.cache.gl, false);
       cbar.style.display = oneD ? "none" : "";
       tools.cmap.style.display = oneD ? "none" : "";
       tools.blocks.style.display = model.get("blocks").length ? "" : "none";
@@ -552,7 +568,7 @@ export default {
     const onShape = () => paintSlice(tools.slice, model, redraw);
     const onExplained = () => paintExplanation(explanation, model);
     const onMessage = (msg) => {
-      const finish = () => state.cache.gl && state.cache.gl.gl.finish();
+      const finish = () => state.cache.gl && glWait(state.cache.gl);
       if (msg && msg.measure_draw) measureDraw(el, model, draw, finish, msg.measure_draw);
     };
     model.on("change:explanation", onExplained);
