@@ -110,3 +110,30 @@ def test_an_array_argument_that_differs_is_named() -> None:
     assert found.first_bad == "broken_add"
     assert found.differences == ["array argument 0: 4 elements differ, first at [0]: -2.0 vs 2.0"]
     assert np.all(arr == 1.0)
+
+
+def test_on_the_gpu_fields_come_from_the_device_and_its_own_passes_run(monkeypatch) -> None:
+    ti.init(arch=ti.gpu, fallback_to_cpu=False)
+    x = ti.field(ti.f32, shape=16)
+
+    @ti.kernel
+    def fill():
+        for i in x:
+            x[i] = i + 0.5  # only on the device until something reads it
+
+    @ti.kernel
+    def k() -> ti.f32:
+        total = 0.0
+        for i in x:
+            total += x[i] * 2.0
+        return total
+
+    fill()
+    found = k.compile_report().bisect()
+    assert found.first_bad is None and "pad_ndrange" in dict(found.runs)
+    broken = types.ModuleType("broken_add", "Turns an add into a sub.")
+    broken.run = _flip_first_add
+    monkeypatch.setitem(pipeline.BACKEND_PASSES, "gpu", (*pipeline.BACKEND_PASSES["gpu"], broken))
+    found = k.compile_report().bisect()
+    assert found.first_bad == "broken_add"
+    assert any(d.startswith("returned [") for d in found.differences), found.differences

@@ -209,3 +209,24 @@ def test_a_kernel_the_offline_cache_loaded_is_compiled_again_to_explain_it(
         found = explain_nan(v, (1, 5))
         assert found.operation == "log(-1.0) = nan"
         assert found.line == line_of(k, "ti.log(i - c)")
+
+
+def test_on_the_gpu_the_rerun_starts_from_the_devices_memory() -> None:
+    ti.init(arch=ti.gpu, fallback_to_cpu=False)
+    record_writes()
+    x = ti.field(ti.f32, shape=(16, 16))
+    y = ti.field(ti.f32, shape=(16, 16))
+
+    @ti.kernel
+    def fill():
+        for i, j in x:
+            x[i, j] = i - 3.0  # only on the device until something reads it
+
+    @ti.kernel
+    def k(s: ti.f32):
+        for i, j in x:
+            y[i, j] = ti.sqrt(x[i, j] * s)
+
+    fill()
+    k(2.0)
+    assert explain_nan(y, (1, 2)).operation == "sqrt(-4.0) = nan"

@@ -136,6 +136,9 @@ class _Inputs:
     """The program's fields and the call's run-time arguments, copied afresh for every run."""
 
     def __init__(self, program: Any, specs: list[Any], args: tuple) -> None:
+        if program.gpu is not None:  # the device's copy back to the host first
+            for tree in program.trees:
+                program.gpu.before_host_access(tree.id)
         self.trees = [tree.buffer.copy() for tree in program.trees]
         positions = tuple(i for i, s in enumerate(specs) if s.kind != "template")
         if all(specs[i].kind in ("scalar", "ndarray") for i in positions):

@@ -154,6 +154,9 @@ def explain_nan(field: Any, index: Sequence[int] | int, log: WriteLog | None = N
     shape = tuple(field.shape)
     if len(index) != len(shape) or not all(0 <= i < n for i, n in zip(index, shape)):
         raise IndexError(f"index {list(index)} is outside {_name(field)} of shape {list(shape)}")
+    if program.gpu is not None:  # the device's copy back to the host first
+        for tree in program.trees:
+            program.gpu.before_host_access(tree.id)
     trees = [tree.buffer.copy() for tree in program.trees]
     raw = tuple(i - o for i, o in zip(index, field.offset))
     targets = [(p.tree_id, field_offset(p, raw)) for p in _place_snodes(field)]
