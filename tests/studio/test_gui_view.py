@@ -344,3 +344,21 @@ def test_jpeg_frames_decode_to_the_picture():
     decoded = np.asarray(Image.open(io.BytesIO(_jpeg(picture, 95))))
     assert decoded.shape == (48, 64, 3)
     assert np.abs(decoded.astype(int) - picture).max() <= 8
+
+
+def test_a_frame_in_taichis_column_layout_is_kept_as_it_lies_and_sent_as_rows():
+    from tistudio.studio.gui_view import _rgb, _rows
+
+    columns = np.random.default_rng(3).integers(0, 256, (5, 4, 3), dtype=np.uint8)  # [x, y]
+    frame = columns[:, ::-1].transpose(1, 0, 2)  # (h, w, 3) rows from the top, as a view
+    expected = np.ascontiguousarray(frame)
+    kept = _rgb(frame)
+    assert not np.shares_memory(kept, columns)
+    assert kept[::-1].transpose(1, 0, 2).flags.c_contiguous  # copied as it lies
+    rows = _rows(kept)
+    assert rows.flags.c_contiguous and np.array_equal(rows, expected)
+    view = GuiView("t", (5, 4))
+    view.present(frame)
+    columns[...] = 0  # the GUI draws its next frame into the same memory
+    assert np.array_equal(view.last_frame(), expected)
+    assert png_bytes(frame) == png_bytes(np.ascontiguousarray(frame))  # any layout

@@ -231,6 +231,7 @@ class GuiView(anywidget.AnyWidget):
         return None
 
     def _send_frame(self, seq: int, image: np.ndarray) -> None:
+        image = _rows(image)
         height, width = image.shape[:2]
         encoding = self._encoding_for(width * height)
         if encoding == "jpeg":
@@ -324,12 +325,12 @@ class GuiView(anywidget.AnyWidget):
         if image is None or image is self._snapshot_of or self.comm is None:
             return False
         self._snapshot_of = image
-        self.snapshot = png_bytes(image)
+        self.snapshot = png_bytes(_rows(image))
         return True
 
     def last_frame(self) -> np.ndarray | None:
         """The last frame presented ((h, w, 3) uint8), or None before the first."""
-        return self._last
+        return None if self._last is None else _rows(self._last)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)
@@ -401,10 +402,33 @@ def _resolution(res: Any) -> tuple[int, int]:
 
 
 def _rgb(frame: np.ndarray) -> np.ndarray:
+    """A copy of `frame` (the GUI may draw into its buffer again). A frame that is a view of
+    Taichi's column layout ([x, y, 3] bytes, y up: what ti.GUI's set_image leaves) is copied as
+    it lies, a plain memory copy, and stays such a view: `_rows` turns it into rows in the
+    sender thread, off the GUI loop's thread."""
     image = np.asarray(frame)
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f"a frame is (h, w, 3) uint8, not {image.dtype}{list(image.shape)}")
-    return np.array(image, order="C")  # a copy: the GUI may draw into its buffer again
+    columns = image[::-1].transpose(1, 0, 2)
+    if not image.flags.c_contiguous and columns.flags.c_contiguous:
+        return np.array(columns)[:, ::-1].transpose(1, 0, 2)
+    return np.array(image, order="C")
+
+
+def _rows(image: np.ndarray) -> np.ndarray:
+    """`image` as C-contiguous rows: a column-layout view (see `_rgb`) is transposed with each
+    pixel moved as one 3-byte item (NumPy's loops are slow over a trailing axis of 3; the copy
+    releases the GIL)."""
+    if image.flags.c_contiguous:
+        return image
+    columns = image[::-1].transpose(1, 0, 2)
+    if not columns.flags.c_contiguous:
+        return np.ascontiguousarray(image)
+    height, width = image.shape[:2]
+    pixel = np.dtype((np.void, 3))
+    rows = np.empty((height, width, 3), np.uint8)
+    rows.reshape(height, -1).view(pixel)[...] = columns.reshape(width, -1).view(pixel)[:, ::-1].T
+    return rows
 
 
 def _describe_control(control: Any) -> dict:

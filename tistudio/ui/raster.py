@@ -113,20 +113,25 @@ class Canvas:
 
     def frame(self) -> np.ndarray:
         """The picture as (height, width, 3) uint8, rounding as Taichi's screenshots do
-        (255 * clamp(v, 0, 1), truncated). The array is reused by the next call."""
+        (255 * clamp(v, 0, 1), truncated). The array is reused by the next call.
+
+        After `set_image` (nothing drawn since) it is a view of the image's bytes in their own
+        [x, y, 3] layout: whoever keeps the frame copies it as it lies and turns it into rows
+        when needed (the notebook widget does that in its sender thread; a headless run never
+        needs to)."""
         if self._fill is not None:
             self._frame[...] = _to_bytes(self._fill)
         elif self._source is not None and self._source.dtype == np.uint8:
             # u * float32(1/255) comes back to u through 255 * v truncated, for every byte
-            _transpose_pixels(self._source, self._frame)
+            return _rows_view(self._source)
         elif self._source is not None:
             shape = self._source.shape
             scratch = self._buffer("scaled", shape, np.float32)
             np.clip(self._source, 0, 1, out=scratch)
-            rows = self._buffer("rows", shape, np.uint8)
+            columns = self._buffer("columns", shape, np.uint8)
             # float -> uint8 on the way out truncates, as C++'s cast does
-            np.multiply(scratch, np.float32(255), out=rows, casting="unsafe")
-            _transpose_pixels(rows, self._frame)
+            np.multiply(scratch, np.float32(255), out=columns, casting="unsafe")
+            return _rows_view(columns)
         else:
             scratch = self._buffer("scaled", self._rgb.shape, np.float32)
             np.clip(self._rgb, 0, 1, out=scratch)
@@ -351,6 +356,11 @@ _SOURCE_TYPES = {"bytes": np.uint8, "floats": np.float32}
 def _to_bytes(rgb: np.ndarray) -> np.ndarray:
     """Float colours -> uint8 as a frame rounds them: 255 * clamp(v, 0, 1), truncated."""
     return (np.clip(rgb, 0, 1) * np.float32(255)).astype(np.uint8)
+
+
+def _rows_view(columns: np.ndarray) -> np.ndarray:
+    """[x, y, 3] pixels (y up) seen as (height, width, 3) rows from the top, without copying."""
+    return columns[:, ::-1].transpose(1, 0, 2)
 
 
 def _transpose_pixels(source: np.ndarray, out: np.ndarray) -> None:
