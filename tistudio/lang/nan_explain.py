@@ -79,13 +79,14 @@ def record_writes(program: Any = None) -> WriteLog:
 
 @dataclass(frozen=True)
 class NanExplanation:
-    """Where the non-finite value in `field[index]` came from (`origin` None: the rerun stored
-    no NaN or Inf there)."""
+    """Where the non-finite value in `field[index]` came from (`origin` None: the element is
+    finite, or the rerun on today's memory stored no NaN or Inf there)."""
 
     field_name: str
     index: tuple[int, ...]
     kernel_name: str
     origin: Origin | None
+    value: Any = None  # the element's value now (a list for a vector field)
 
     @property
     def filename(self) -> str | None:
@@ -118,16 +119,27 @@ class NanExplanation:
     def __repr__(self) -> str:
         cell = f"{self.field_name}[{', '.join(map(str, self.index))}]"
         if self.origin is None:
-            return f"<{cell}: rerunning {self.kernel_name} stores no NaN or Inf there>"
+            return f"<{cell} = {self.value}: {self.verdict}>"
         where = f"{self.filename}:{self.line}" if self.line is not None else "(no source line)"
         return (
             f"<{cell} = {_plain(self.origin.value)} from kernel {self.kernel_name}, "
             f"{where}: {self.expression}\n  {self.operation}>"
         )
 
+    @property
+    def verdict(self) -> str:
+        """Why there is no origin: the element is finite, or the rerun found none."""
+        if np.isfinite(np.asarray(self.value, dtype=np.float64)).all():
+            return f"finite, nothing to explain (last written by {self.kernel_name})"
+        return (
+            f"rerunning {self.kernel_name} on the memory of now stores no NaN or Inf there "
+            "(its inputs changed since?)"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """What the field viewer shows."""
         return {
+            "verdict": self.verdict if self.origin is None else "",
             "cell": list(self.index),
             "kernel": self.kernel_name,
             "file": self.filename,
@@ -150,10 +162,13 @@ def explain_nan(field: Any, index: Sequence[int] | int, log: WriteLog | None = N
             f"no recorded launch wrote {_name(field)}: the log of writes starts with the first "
             "field viewer or tistudio.studio.record_writes(); launch the kernel again"
         )
-    final_ir = _final_ir(launch, program)
     shape = tuple(field.shape)
     if len(index) != len(shape) or not all(0 <= i < n for i, n in zip(index, shape)):
         raise IndexError(f"index {list(index)} is outside {_name(field)} of shape {list(shape)}")
+    value = np.asarray(field[index if len(index) > 1 else index[0]], dtype=np.float64)
+    if np.isfinite(value).all():  # nothing to explain: no rerun (a finite cell runs them all)
+        return NanExplanation(_name(field), index, launch.entry.name, None, _plain(value))
+    final_ir = _final_ir(launch, program)
     if program.gpu is not None:  # the device's copy back to the host first
         for tree in program.trees:
             program.gpu.before_host_access(tree.id)
@@ -162,7 +177,7 @@ def explain_nan(field: Any, index: Sequence[int] | int, log: WriteLog | None = N
     targets = [(p.tree_id, field_offset(p, raw)) for p in _place_snodes(field)]
     args = [_copy(a) for a in launch.args]
     origin = NanTracer(final_ir, args, trees, targets, _guesses(raw, field)).trace()
-    return NanExplanation(_name(field), index, launch.entry.name, origin)
+    return NanExplanation(_name(field), index, launch.entry.name, origin, _plain(value))
 
 
 def _final_ir(launch: Launch, program: Any) -> Any:
@@ -239,6 +254,8 @@ def _copy(arg: Any) -> Any:
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.tolist() if value.ndim else float(value)
     return float(value) if isinstance(value, np.floating) else value
 
 

@@ -497,7 +497,7 @@ function paintExplanation(box, model) {
   if (!e || !e.cell) return;
   box.append(h("div", "ti-explain-head", `${model.get("title").split(" ")[0]}[${e.cell.join(", ")}]`));
   if (e.error) return box.append(h("div", "ti-muted", e.error));
-  if (!e.found) return box.append(h("div", "ti-muted", `rerunning ${e.kernel} stores no NaN or Inf there`));
+  if (!e.found) return box.append(h("div", "ti-muted", e.verdict));
   box.append(h("div", "ti-explain-where", `${e.file}:${e.line} (kernel ${e.kernel})`));
   box.append(h("code", "ti-explain-expr", e.expression));
   box.append(h("div", "ti-explain-op", e.operation));
