@@ -84,6 +84,14 @@ def test_gui_loop_streams_takes_input_and_closes(lab, page: Page, artifacts):
     expect(widget).to_have_attribute("data-ready", "1", timeout=60_000)
     fps = measure_fps(page)
     print(f"gui view: {fps:.1f} frames/s drawn in Chromium at 512x512 ({ENCODING}), load", load())
+    # the picture stands as Taichi draws it: green grows with x, blue falls as y goes up
+    # (frames above 256x256 travel in Taichi's column layout and are turned in the browser)
+    corners = {"top left": (10, 10), "top right": (502, 10), "bottom right": (502, 502)}
+    want = {"top left": (5, 5), "top right": (250, 5), "bottom right": (250, 250)}
+    for name, (x, y) in corners.items():
+        green, blue = page.evaluate(GREEN_BLUE_AT, [x, y])
+        near = abs(green - want[name][0]) < 40 and abs(blue - want[name][1]) < 40
+        assert near, (name, green, blue)
 
     cells = page.locator(".jp-Cell").count()
     canvas = widget.locator("canvas")
@@ -139,6 +147,13 @@ while gui.running:
         print("SPEED", speed.value, flush=True)
         last = speed.value
 print("LOOP ENDED after", k, "frames")"""
+
+# the green and blue of the canvas's pixel (x, y), y down
+GREEN_BLUE_AT = f"""([x, y]) => {{
+  const c = document.querySelector('{WIDGET} canvas');
+  const p = c.getContext('2d').getImageData(x, y, 1, 1).data;
+  return [p[1], p[2]];
+}}"""
 
 # the canvas's middle pixel, or null while the canvas is blank
 MIDDLE_PIXEL = f"""() => {{
