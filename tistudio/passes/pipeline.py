@@ -164,9 +164,9 @@ class PassRunner:
         start = time.perf_counter()
         changed = self.apply(module)
         ms = (time.perf_counter() - start) * 1e3
-        if self.verify:
-            self.verify_all(name)
-        if changed:
+        if changed:  # a sub-pass that changed nothing left the IR verified last time as it was
+            if self.verify:
+                self.verify_all(name)
             self.snapshot(name, _doc(module), ms)
         return changed
 
