@@ -85,7 +85,6 @@ def test_gui_loop_streams_takes_input_and_closes(lab, page: Page, artifacts):
     fps = measure_fps(page)
     print(f"gui view: {fps:.1f} frames/s drawn in Chromium at 512x512 ({ENCODING}), load", load())
     # the picture stands as Taichi draws it: green grows with x, blue falls as y goes up
-    # (frames above 256x256 travel in Taichi's column layout and are turned in the browser)
     corners = {"top left": (10, 10), "top right": (502, 10), "bottom right": (502, 502)}
     want = {"top left": (5, 5), "top right": (250, 5), "bottom right": (250, 250)}
     for name, (x, y) in corners.items():

@@ -362,24 +362,3 @@ def test_a_frame_in_taichis_column_layout_is_kept_as_it_lies_and_sent_as_rows():
     columns[...] = 0  # the GUI draws its next frame into the same memory
     assert np.array_equal(view.last_frame(), expected)
     assert png_bytes(frame) == png_bytes(np.ascontiguousarray(frame))  # any layout
-
-
-def test_a_column_layout_frame_travels_as_a_jpeg_of_its_columns():
-    pytest.importorskip("PIL")
-    from PIL import Image
-
-    x, y = np.mgrid[0:320, 0:240]  # Taichi's [x, y] layout, 320 wide, 240 high
-    columns = np.stack([x * 255 // 320, y * 255 // 240, 0 * x], axis=-1).astype(np.uint8)
-    frame = columns[:, ::-1].transpose(1, 0, 2)
-    view = GuiView("t", (320, 240), encoding="jpeg")
-    sent = []
-    view.send = lambda content, buffers: sent.append((content, buffers))
-    view._send_frame(1, frame)
-    content, (payload,) = sent[0]
-    assert content["layout"] == "columns" and (content["width"], content["height"]) == (320, 240)
-    decoded = np.asarray(Image.open(io.BytesIO(payload)))
-    assert decoded.shape == (320, 240, 3)  # a row per x
-    assert np.abs(decoded.astype(int) - columns).max() <= 12
-    view._send_frame(2, np.ascontiguousarray(frame))  # rows travel as rows
-    assert "layout" not in sent[1][0]
-    assert np.asarray(Image.open(io.BytesIO(sent[1][1][0]))).shape == (240, 320, 3)

@@ -231,22 +231,17 @@ class GuiView(anywidget.AnyWidget):
         return None
 
     def _send_frame(self, seq: int, image: np.ndarray) -> None:
+        image = _rows(image)
         height, width = image.shape[:2]
         encoding = self._encoding_for(width * height)
-        content = {"type": "frame", "seq": seq, "width": width, "height": height}
-        content["encoding"] = encoding
-        columns = _columns(image)
-        if encoding == "jpeg" and columns is not None:
-            # a frame in Taichi's column layout travels as it lies, a JPEG `height` wide and
-            # `width` high; the browser draws it turned a quarter (no transpose here)
-            payload = _jpeg(columns, self.quality)
-            content["layout"] = "columns"
-        elif encoding == "jpeg":
+        if encoding == "jpeg":
             payload = _jpeg(image, self.quality)
         elif encoding == "png":
-            payload = png_bytes(_rows(image))
+            payload = png_bytes(image)
         else:
-            payload = _rows(image).tobytes()
+            payload = image.tobytes()
+        content = {"type": "frame", "seq": seq, "width": width, "height": height}
+        content["encoding"] = encoding
         self.send(content, buffers=[payload])
 
     def _encoding_for(self, pixels: int) -> str:
@@ -418,14 +413,6 @@ def _rgb(frame: np.ndarray) -> np.ndarray:
     if not image.flags.c_contiguous and columns.flags.c_contiguous:
         return np.array(columns)[:, ::-1].transpose(1, 0, 2)
     return np.array(image, order="C")
-
-
-def _columns(image: np.ndarray) -> np.ndarray | None:
-    """A column-layout view's [x, y, 3] bytes (C-contiguous, y up), or None for rows."""
-    if image.flags.c_contiguous:
-        return None
-    columns = image[::-1].transpose(1, 0, 2)
-    return columns if columns.flags.c_contiguous else None
 
 
 def _rows(image: np.ndarray) -> np.ndarray:

@@ -68,21 +68,13 @@ function decode(view, type) {
   return createImageBitmap(new Blob([view], { type }));
 }
 
-// layout "columns": the picture as Taichi keeps it, one row per x with y going up (a bitmap
-// `height` wide and `width` high); a quarter turn puts its pixel (y, x) at (x, height - 1 - y)
-function paintBitmap(canvas, state, bitmap, width, height, layout) {
+function paintBitmap(canvas, state, bitmap, width, height) {
   if (canvas.width !== width || canvas.height !== height) {
     canvas.width = width;
     canvas.height = height;
     state.image = null;
   }
-  if (layout === "columns") {
-    state.ctx.setTransform(0, -1, 1, 0, 0, height);
-    state.ctx.drawImage(bitmap, 0, 0, height, width);
-    state.ctx.setTransform(1, 0, 0, 1, 0, 0);
-  } else {
-    state.ctx.drawImage(bitmap, 0, 0, width, height);
-  }
+  state.ctx.drawImage(bitmap, 0, 0, width, height);
 }
 
 function countFrame(el, state, fps) {
@@ -328,7 +320,7 @@ export default {
         decode(view, type).then((bitmap) => {
           if (msg.seq > state.seq) {
             state.seq = msg.seq;
-            paintBitmap(canvas, state, bitmap, msg.width, msg.height, msg.layout);
+            paintBitmap(canvas, state, bitmap, msg.width, msg.height);
             timed();
           }
           bitmap.close();
