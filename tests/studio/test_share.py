@@ -5,6 +5,7 @@ tab draws, another instantiation brings its own passes, and a WebGPU kernel runs
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -171,6 +172,25 @@ def test_without_webgpu_the_runner_says_so_and_the_explorer_works(tmp_path):
     finally:
         browser.close()
         p.stop()
+
+
+def test_the_runner_takes_the_callers_fields_by_default():
+    """Without `fields`, a notebook's globals name the fields (as the signatures show them)."""
+    ti.init(arch=ti.gpu, offline_cache=False)
+    impl.get_program().use_gpu(GpuDevice.open(disable=BROWSER_LACKS))
+    try:
+        fields, kernels = heat_kernels()
+        namespace = {"page_html": page_html, "kernels": kernels, **fields}
+        exec("text = page_html(kernels)", namespace)  # noqa: S102 - a notebook cell's globals
+        data = json.loads(re.search(r'id="ti-share-data">(.*?)</script>', namespace["text"])[1])
+        assert [r.get("kernel") for r in data["runs"]] == [
+            "heat|src=u,dst=v,",
+            "heat|src=v,dst=u,",
+            "seed",
+        ]
+        assert data["module"] and not data["cpu_only"]
+    finally:
+        ti.reset()
 
 
 def test_field_values_match_numpy_reference():

@@ -121,7 +121,7 @@ def page_html(
     kernels: list[Any], fields: dict[str, Any] | None = None, title: str = "tistudio kernels"
 ) -> str:
     """The whole page as text (see `save_html`)."""
-    fields = _caller_fields(3) if fields is None else fields
+    fields = _caller_fields() if fields is None else fields
     module, notes = gpu_module(kernels, fields)
     payload = {
         "title": title,
