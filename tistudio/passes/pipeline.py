@@ -203,13 +203,16 @@ def compile_to_final_ir(
     """Run the whole pipeline on `kernel` (frontend IR in, final IR out); return the records.
     `timings`, if given, receives ms per pass and per simplify group (and its rounds); `marks`
     a `PassMark` per pass that a record would show (no text printed). `quiet` publishes no
-    events (the rerun that prints deferred records, `passes/deferred.py`)."""
+    events and verifies nothing (the rerun that prints deferred records, `passes/deferred.py`)."""
     _check_functions(kernel, ctx)
     runner = PassRunner(kernel, ctx, record, echo)
     if timings is not None:
         runner.timings = timings
     runner.marks = marks
-    runner.publish, runner.announce = runner.publish and not quiet, runner.announce and not quiet
+    # quiet: a replay of a compile that ran (and was verified): no events, no verifying
+    runner.publish, runner.announce, runner.verify = (
+        flag and not quiet for flag in (runner.publish, runner.announce, runner.verify)
+    )
     runner.snapshot("initial IR", "The frontend IR built from the Python AST.", 0.0)
     runner.run(lower_ast, typed=False)
     _check_sparse(kernel, ctx)
