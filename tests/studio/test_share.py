@@ -193,6 +193,31 @@ def test_the_runner_takes_the_callers_fields_by_default():
         ti.reset()
 
 
+def test_a_kernels_gradient_is_on_its_page_with_every_pass():
+    ti.init(arch=ti.cpu)
+    try:
+        x = ti.field(ti.f32, shape=8, needs_grad=True)
+        loss = ti.field(ti.f32, shape=(), needs_grad=True)
+
+        @ti.kernel
+        def square_sum():
+            for i in x:
+                loss[None] += x[i] * x[i]
+
+        with ti.ad.Tape(loss):
+            square_sum()
+        text = page_html([square_sum], {})
+        data = json.loads(re.search(r'id="ti-share-data">(.*?)</script>', text)[1])
+        (kernel,) = data["kernels"]
+        assert kernel["instances"] == ["square_sum()", "square_sum.grad()"]
+        for shown, cfgs in zip(kernel["data"], kernel["cfgs"], strict=True):
+            assert shown["passes"][0]["name"] == "initial IR"
+            assert len(cfgs) == len(shown["passes"]) and all(cfgs)
+        assert "auto_diff" in [p["name"] for p in kernel["data"][1]["passes"]]
+    finally:
+        ti.reset()
+
+
 def test_field_values_match_numpy_reference():
     """The kernels the page ships compute the stencil (checked on the CPU against NumPy)."""
     ti.init(arch=ti.cpu)
