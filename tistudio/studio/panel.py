@@ -225,8 +225,8 @@ class Panel(ipywidgets.VBox):
             self.progress.pass_ran(name, event.data["name"])
 
     def _explore_pending(self) -> None:
-        assert self.explorer is not None
-        self.explorer.render()
+        if self.explorer is not None:  # a panel may show no explorer (`--show fields`)
+            self.explorer.render()
 
     def _refresh_cache(self) -> None:
         if self.cache is not None:
