@@ -2,7 +2,7 @@
 
 The core publishes; it never imports a listener. Publishing to a kind nobody listens to costs
 one dictionary lookup, and callers on hot paths check `bus.wants(kind)` before even building the
-payload. Kinds: "compiled", "pass_ran", "launched", "field_written".
+payload. Kinds: "compiled", "pass_ran", "pass_done", "launched", "field_written".
 
 The bus is the one module-level mutable object in the core, on purpose: a process has one
 stream of events, and widgets must keep listening across `ti.init()`/`ti.reset()`.

@@ -227,3 +227,21 @@ def test_static_fallback_html_travels_with_the_widget(shell):
     assert "application/vnd.jupyter.widget-view+json" in bundle
     html = bundle["text/html"]
     assert "fill, total" in html and "<td>fill</td>" in html and "data:image/png;base64" in html
+
+
+def test_a_ti_kernel_cell_records_writes_so_explain_nan_needs_no_viewer(shell):
+    cell = """%%ti_kernel --show cache
+y = ti.field(ti.f32, shape=8)
+
+def logs(a: ti.f32):
+    for i in y:
+        y[i] = ti.log(a - i)
+
+logs(3.0)
+"""
+    shell.run_cell("import tistudio as ti").raise_error()
+    shell.run_cell(cell).raise_error()
+    from tistudio.studio import explain_nan
+
+    why = explain_nan(shell.user_ns["y"], 5)
+    assert why.origin is not None and "ti.log(a - i)" in why.expression, why

@@ -21,6 +21,7 @@ import tistudio
 from tistudio.frontend.errors import TaichiCompilationError
 from tistudio.lang import impl
 from tistudio.lang.kernel import Kernel
+from tistudio.lang.nan_explain import record_writes
 from tistudio.studio.panel import DEFAULT_SHOW, SHOW_ITEMS, Panel
 
 HOOK = "__tistudio_cell__"
@@ -157,6 +158,7 @@ class StudioMagics(Magics):
         if args.export is not None and not args.export.endswith(".tcm"):
             raise UsageError(f"--export: the file name must end in .tcm, got {args.export!r}")
         notes = ensure_program(args.arch, args.debug)
+        record_writes()  # so that explain_nan (and a click on a NaN) can rerun the last writer
         debug = True if args.debug is None else None  # checks by default; flags restart
         hook = CellHook(lambda: self._start_panel(show, notes, args.export), debug)
         try:
