@@ -122,7 +122,9 @@ class GUI:
         self.fullscreen = fullscreen
         self.fast_gui = fast_gui
         self.background_color = background_color
-        self.canvas = Canvas(*self.res)
+        from tistudio.ui.frame_kernels import rows  # compiles on the first frame that needs it
+
+        self.canvas = Canvas(*self.res, rows_kernel=rows)
         if fast_gui:
             self.img = np.zeros(self.res[0] * self.res[1], np.uint32)
         self.sink: sink_mod.FrameSink | None = sink_mod.open_sink(name, self.res, show_gui)

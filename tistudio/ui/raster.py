@@ -60,7 +60,11 @@ class Canvas:
     what would fill it (a colour, or the image in its own [x, y, 3] layout) and `frame()`
     converts that straight to bytes."""
 
-    def __init__(self, width: int, height: int) -> None:
+    def __init__(
+        self, width: int, height: int, rows_kernel: Callable[..., bool] | None = None
+    ) -> None:
+        # turns a pending image into the frame's rows in one compiled pass, or returns False
+        self.rows_kernel = rows_kernel or (lambda source, out: False)
         self.width = int(width)
         self.height = int(height)
         self._rgb = np.zeros((self.height, self.width, 3), np.float32)
@@ -115,12 +119,14 @@ class Canvas:
         """The picture as (height, width, 3) uint8, rounding as Taichi's screenshots do
         (255 * clamp(v, 0, 1), truncated). The array is reused by the next call.
 
-        After `set_image` (nothing drawn since) it is a view of the image's bytes in their own
-        [x, y, 3] layout: whoever keeps the frame copies it as it lies and turns it into rows
-        when needed (the notebook widget does that in its sender thread; a headless run never
-        needs to)."""
+        After `set_image` (nothing drawn since) `rows_kernel` makes the rows in one compiled
+        pass where it can (a CPU program); otherwise the frame is a view of the image's bytes
+        in their own [x, y, 3] layout: whoever keeps the frame copies it as it lies and turns it
+        into rows when needed (the notebook widget does that in its sender thread)."""
         if self._fill is not None:
             self._frame[...] = _to_bytes(self._fill)
+        elif self._source is not None and self.rows_kernel(self._source, self._frame):
+            pass  # one compiled pass: clamp, scale and transpose (ui/frame_kernels.py)
         elif self._source is not None and self._source.dtype == np.uint8:
             # u * float32(1/255) comes back to u through 255 * v truncated, for every byte
             return _rows_view(self._source)
@@ -129,8 +135,9 @@ class Canvas:
             scratch = self._buffer("scaled", shape, np.float32)
             np.clip(self._source, 0, 1, out=scratch)
             columns = self._buffer("columns", shape, np.uint8)
-            # float -> uint8 on the way out truncates, as C++'s cast does
-            np.multiply(scratch, np.float32(255), out=columns, casting="unsafe")
+            # float -> uint8 on the way out truncates, as C++'s cast does (NaN gives 0, quietly)
+            with np.errstate(invalid="ignore"):
+                np.multiply(scratch, np.float32(255), out=columns, casting="unsafe")
             return _rows_view(columns)
         else:
             scratch = self._buffer("scaled", self._rgb.shape, np.float32)
