@@ -15,23 +15,26 @@ import importlib
 import warnings
 from typing import Any
 
-# key names (Taichi's) and event kinds of `window.get_event`
-SHIFT = "Shift"
-ALT = "Alt"
-CTRL = "Control"
-ESCAPE = "Escape"
-RETURN = "Return"
-TAB = "Tab"
-BACKSPACE = "BackSpace"
-SPACE = " "
-UP = "Up"
-DOWN = "Down"
-LEFT = "Left"
-RIGHT = "Right"
-CAPSLOCK = "CapsLock"
-LMB = "LMB"
-MMB = "MMB"
-RMB = "RMB"
+# key names (Taichi's, shared with ti.GUI) and event kinds of `window.get_event`
+from tistudio.ui.events import (  # noqa: F401  (the names Taichi's ti.ui exports)
+    ALT,
+    BACKSPACE,
+    CTRL,
+    DOWN,
+    ESCAPE,
+    LEFT,
+    LMB,
+    MMB,
+    RETURN,
+    RIGHT,
+    RMB,
+    SHIFT,
+    SPACE,
+    TAB,
+    UP,
+)
+
+CAPSLOCK = "CapsLock"  # ti.GUI spells it "Caps_Lock", as Taichi does
 PRESS = "Press"
 RELEASE = "Release"
 
