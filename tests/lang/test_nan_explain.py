@@ -236,3 +236,31 @@ def test_on_the_gpu_the_rerun_starts_from_the_devices_memory() -> None:
     fill()
     k(2.0)
     assert explain_nan(y, (1, 2)).operation == "sqrt(-4.0) = nan"
+
+
+def test_the_write_log_does_not_keep_a_dropped_instance_alive() -> None:
+    import gc
+    import weakref
+
+    x = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def fill(a: ti.f32):
+        for i in x:
+            x[i] = ti.sqrt(a - i)
+
+    log = record_writes()
+    fill(1.0)
+    assert log.writer_of(x) is not None
+    impl.get_program().wait_for_optimised()
+    instance = weakref.ref(fill.instances()[0].instance)
+    gc.disable()
+    try:
+        fill._cache.clear()
+        fill._fast.clear()
+        assert instance() is None  # freed at once, the machine code with it
+    finally:
+        gc.enable()
+    assert log.writer_of(x) is None  # the log forgets it: explain_nan asks for a new launch
+    with pytest.raises(Exception, match="launch the kernel again"):
+        explain_nan(x, 3)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from playwright.sync_api import sync_playwright
 
 import tistudio as ti
 from tistudio.backends.webgpu.device import GpuDevice
@@ -23,7 +22,6 @@ CHROMIUM = "/usr/bin/chromium"
 BROWSER_LACKS = frozenset(
     {"shader-f64", "shader-int64", "shader-float32-atomic", "shader-int64-atomic-all-ops"}
 )
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 N = 32
 
 
@@ -52,11 +50,12 @@ def heat_kernels():
     return {"u": u, "v": v}, [heat, seed]
 
 
-def open_page(path: Path, webgpu: bool = True):
-    """Chromium on `path` from the file system; returns (playwright, browser, page, errors)."""
-    p = sync_playwright().start()
+def open_page(playwright, path: Path, webgpu: bool = True):
+    """Chromium on `path` from the file system, launched through pytest-playwright's session
+    Playwright (a second sync Playwright in the same process refuses to start once that one
+    runs); returns (browser, page, errors)."""
     args = ["--no-sandbox", "--enable-unsafe-webgpu"]
-    browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=args)
     page = browser.new_page(viewport={"width": 1300, "height": 900})
     if not webgpu:  # a browser without WebGPU: no navigator.gpu
         page.add_init_script("delete Navigator.prototype.gpu")
@@ -65,7 +64,7 @@ def open_page(path: Path, webgpu: bool = True):
     page.on("requestfailed", lambda r: errors.append(f"request {r.url}"))
     page.goto(path.resolve().as_uri())
     page.wait_for_function("document.body.dataset.ready", timeout=90_000)
-    return p, browser, page, errors
+    return browser, page, errors
 
 
 def test_the_page_is_self_contained_and_refuses_uncompiled_kernels(tmp_path):
@@ -87,7 +86,7 @@ def test_the_page_is_self_contained_and_refuses_uncompiled_kernels(tmp_path):
         ti.reset()
 
 
-def test_shared_page_explorer_and_runner_from_file(tmp_path):
+def test_shared_page_explorer_and_runner_from_file(tmp_path, playwright, artifacts):
     ti.init(arch=ti.gpu, offline_cache=False)
     impl.get_program().use_gpu(GpuDevice.open(disable=BROWSER_LACKS))
     try:
@@ -96,7 +95,7 @@ def test_shared_page_explorer_and_runner_from_file(tmp_path):
         path = save_html(tmp_path / "heat.html", kernels, fields=fields, title="heat stencil")
     finally:
         ti.reset()
-    p, browser, page, errors = open_page(path)
+    browser, page, errors = open_page(playwright, path)
     try:
         assert page.evaluate("document.body.dataset.ready") == "1", errors
         explorer = page.locator(".ti-share-explorer[data-kernel=heat]")
@@ -146,14 +145,13 @@ def test_shared_page_explorer_and_runner_from_file(tmp_path):
             message = runner.inner_text()
             assert "WebGPU" in message and state == "unavailable", message
         page.evaluate("window.scrollTo(0, 0)")
-        page.screenshot(path=str(SCREENSHOTS / "share_page.png"), full_page=False)
+        page.screenshot(path=str(artifacts / "share_page.png"), full_page=False)
         assert not errors, errors
     finally:
         browser.close()
-        p.stop()
 
 
-def test_without_webgpu_the_runner_says_so_and_the_explorer_works(tmp_path):
+def test_without_webgpu_the_runner_says_so_and_the_explorer_works(tmp_path, playwright):
     ti.init(arch=ti.gpu, offline_cache=False)
     impl.get_program().use_gpu(GpuDevice.open(disable=BROWSER_LACKS))
     try:
@@ -161,7 +159,7 @@ def test_without_webgpu_the_runner_says_so_and_the_explorer_works(tmp_path):
         path = save_html(tmp_path / "heat.html", kernels, fields=fields)
     finally:
         ti.reset()
-    p, browser, page, errors = open_page(path, webgpu=False)
+    browser, page, errors = open_page(playwright, path, webgpu=False)
     try:
         assert not page.evaluate("'gpu' in navigator")
         runner = page.locator("#ti-share-runner")
@@ -171,7 +169,6 @@ def test_without_webgpu_the_runner_says_so_and_the_explorer_works(tmp_path):
         assert not errors, errors
     finally:
         browser.close()
-        p.stop()
 
 
 def test_the_runner_takes_the_callers_fields_by_default():
