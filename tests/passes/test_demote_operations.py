@@ -364,3 +364,45 @@ def test_signed_logical_shift_matches_shifting_the_unsigned_bits(dtype):
             want = normalize_value((a % 2**bits) >> s, dtype)
             assert _call(kernel, a, s) == want, (a, s)
     assert _call(kernel, -1, 1) > 0  # a logical shift: the sign bit does not spread
+
+
+def _by_constant(dtype: str, divisor: int) -> str:
+    return f"""
+        <{dtype}> $0 = argload[0]
+        <{dtype}> $1 = const {divisor}
+        <{dtype}> $2 = floordiv $0 $1
+        $3 : return $2
+    """
+
+
+def test_signed_floordiv_by_a_power_of_two_is_an_arithmetic_shift():
+    check_pass(
+        demote_operations,
+        before=_by_constant("i32", 256),
+        after="""
+            <i32> $0 = argload[0]
+            <i32> $1 = const 256
+            <i32> $2 = const 8
+            <i32> $3 = bit_sar $0 $2
+            $4 : return $3
+        """,
+    )
+
+
+@pytest.mark.parametrize("divisor", [1, 2, 8, 256, 2**30, 3, -2, -256, 6])
+def test_floordiv_by_a_constant_matches_python_on_i32(divisor):
+    kernel = parse_ir("kernel {" + _by_constant("i32", divisor) + "}")
+    assert demote_operations.run(kernel, PassContext())
+    verify(kernel)
+    shifts = [s for s in kernel.walk() if isinstance(s, BinaryOp) and s.op is BinaryOpType.bit_sar]
+    assert bool(shifts) == (divisor > 0 and divisor & (divisor - 1) == 0)  # powers of two only
+    for a in [*range(-20, 21), *EDGES]:
+        assert _call(kernel, a) == a // divisor, (a, divisor)
+
+
+def test_an_i8_floordiv_by_64_shifts_and_matches_python_for_every_i8():
+    kernel = parse_ir("kernel {" + _by_constant("i8", 64) + "}")
+    assert demote_operations.run(kernel, PassContext())
+    assert any(isinstance(s, BinaryOp) and s.op is BinaryOpType.bit_sar for s in kernel.walk())
+    for a in range(-128, 128):
+        assert _call(kernel, a) == a // 64, a
