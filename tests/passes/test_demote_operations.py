@@ -7,6 +7,7 @@ import pytest
 
 from tests.passes.golden import check_pass
 from tistudio.ir import BinaryOpType, UnaryOpType, normalize_value, parse_ir, verify
+from tistudio.ir.config import CompileConfig
 from tistudio.ir.statements import (
     Alloca,
     ArgLoad,
@@ -406,3 +407,13 @@ def test_an_i8_floordiv_by_64_shifts_and_matches_python_for_every_i8():
     assert any(isinstance(s, BinaryOp) and s.op is BinaryOpType.bit_sar for s in kernel.walk())
     for a in range(-128, 128):
         assert _call(kernel, a) == a // 64, a
+
+
+def test_the_gpu_keeps_the_division_by_a_power_of_two():
+    # NVIDIA's driver got a shader wrong once its `% 2`s were shifts (demote_operations'
+    # SHIFTED_DIVISION_ARCHES): on the GPU the general form stays, and still matches Python
+    kernel = parse_ir("kernel {" + _by_constant("i32", 256) + "}")
+    assert demote_operations.run(kernel, PassContext(CompileConfig(arch="gpu")))
+    assert not any(isinstance(s, BinaryOp) and s.op is BinaryOpType.bit_sar for s in kernel.walk())
+    for a in [*range(-20, 21), *EDGES]:
+        assert _call(kernel, a) == a // 256, a
