@@ -1,6 +1,6 @@
 """Lineage in the pass explorer, in a real JupyterLab (issue #30): a clicked Python line marks
-the passes that created, rewrote or deleted its statements and its lines in the IR and the
-LLVM IR; a clicked IR statement shows its source line and the passes that made and changed it,
+the passes that created, rewrote or deleted its statements and its lines in the IR, the LLVM
+IR and the assembly; a clicked IR statement shows its source line and the passes that made and changed it,
 each a link to that pass. Screenshot: pass_explorer_lineage.png."""
 
 from __future__ import annotations
@@ -68,8 +68,25 @@ def test_python_line_and_ir_statement_link_through_the_passes(lab, page: Page, a
     expect(explorer).to_have_attribute("data-tab", "llvm")
     llvm = explorer.locator(f".ti-code.ti-ir .ti-line.linked[data-src='{line}']")
     expect(llvm.filter(has_text="load float")).not_to_have_count(0, timeout=10_000)
+    # ... and in the assembly (made again with a line table, debug_lines.py): the vectorised
+    # and the scalar loop's additions of `b[i] = x + k * 2.0` (the load of a[i] folds into them)
     explorer.locator(".ti-tab[data-tab='asm']").click()
-    expect(explorer.locator(".ti-lineage-info")).to_contain_text("assembly", timeout=10_000)
+    expect(explorer).to_have_attribute("data-tab", "asm")
+    explorer.locator(".ti-source .ti-line", has_text="b[i] = x + k * 2.0").click()
+    store_line = explorer.get_attribute("data-linked")
+    assert store_line != line
+    asm = explorer.locator(f".ti-code.ti-ir .ti-line.linked[data-src='{store_line}']")
+    expect(asm.filter(has_text=re.compile(r"\tvaddps"))).not_to_have_count(0, timeout=10_000)
+    expect(asm.filter(has_text=re.compile(r"\tvaddss"))).not_to_have_count(0)
+    expect(explorer.locator(".ti-lineage-info")).to_be_hidden()
+    asm.filter(has_text=re.compile(r"\tvaddps")).first.scroll_into_view_if_needed()
+    shoot(page, explorer, artifacts / "pass_explorer_lineage_asm.png")
+    # an instruction names its statement, and the statement's source line
+    explorer.locator(".ti-code.ti-ir .ti-line", has_text=re.compile(r"\tvaddps")).first.click()
+    expect(explorer.locator(".ti-lineage-info")).to_contain_text("b[i] = x + k * 2.0")
+    expect(explorer.locator(".ti-lineage-info")).to_contain_text("created by lower_ast")
+    explorer.locator(".ti-code.ti-ir .ti-line", has_text=re.compile(r"\tvaddps")).first.click()
+    expect(explorer).to_have_attribute("data-stmt", "")  # clicked again: the selection clears
 
     # an IR statement of the last pass: its line, and the passes that made and changed it
     explorer.locator(".ti-tab[data-tab='ir']").click()

@@ -8,8 +8,10 @@ from. The back ends name values after the final IR's print numbers (`%s5` and `s
 so a line that defines such a value maps to that statement (and a store, which defines none,
 to the line of the values it stores); the WGSL emitter also writes a `// file:line` comment
 before each new source line, which maps the lines after it that define nothing. Assembly has
-neither names nor line comments, so it is not mapped. Computed here, in Python, so tests check
-it without a browser.
+neither: the CPU back end makes it again from the IR as emitted, with a line table built from
+the same mapping (`backends/llvm/debug_lines.py`), which LLVM carries through its passes (so
+vectorised loops, which lose the value names, are mapped too). Computed here, in Python, so
+tests check it without a browser.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from typing import Any
 
 from tistudio.ir.lineage import KINDS, Statements, history, origins_of
 
-LLVM_DEFINES = re.compile(r"^\s*%s(\d+)(?:[._][\w.]*)? = ")  # %s12 = ..., %s3_i = phi, %s9.us =
-LLVM_USES = re.compile(r"%s(\d+)\b(?![._\w])")  # a use of %s12 (not of %s12.i, LLVM's copy)
+# %s12 = ..., %s3_i = phi, %s9.us = (as emitted, before optimisation: %"s12" = ...)
+LLVM_DEFINES = re.compile(r'^\s*%"?s(\d+)(?:[._][\w.]*)?"? = ')
+LLVM_USES = re.compile(r'%"?s(\d+)\b(?![._\w])')  # a use of %s12 (not of %s12.i, LLVM's copy)
 WGSL_DEFINES = re.compile(r"^\s*(?:let|var) s(\d+)(?:_\w+)?\s*[:=]")  # let s9: f32 = ...
 WGSL_SOURCE = re.compile(r"^\s*// [^:\s]+:(\d+)(?::|$)")  # // heat.py:12: dst[I] = ...
 WGSL_BREAKS = re.compile(r"^\s*(//.*)?$|[{}]\s*$")  # blank, another comment, a brace
@@ -51,6 +54,28 @@ def lineage_data(records: list[Any], code: dict[str, str | None]) -> dict:
             if text:
                 links[tab] = read(text, final)
     return {"by_line": by_line, "origins": origins, "links": links}
+
+
+def located_assembly(compiled: Any, records: list[Any]) -> tuple[str, dict[str, list]] | None:
+    """The assembly of `compiled` (a CPU kernel's `CompiledModule`) with, per line, the source
+    line and final-IR statement it came from; None where it cannot be made (no IR: loaded from
+    the offline cache; not a CPU kernel)."""
+    steps = history(records)
+    made = getattr(compiled, "located_assembly", None)
+    if not steps or made is None or not getattr(compiled, "llvm_ir", ""):
+        return None
+    final = steps[-1][0]
+    text = compiled.llvm_ir
+    emitted = llvm_links(text, final)
+    for k, line in enumerate(text.split("\n")):  # a store: the line of the value it stores
+        uses = LLVM_USES.findall(line) if emitted["src"][k] is None else ()
+        if uses:
+            emitted["src"][k] = final.lines.get(final.numbers.get(int(uses[0]), -1))
+    located = made(emitted["src"], emitted["ids"])
+    if located is None:
+        return None
+    text, lines, ids = located
+    return text, {"ids": ids, "src": lines}
 
 
 def llvm_links(text: str, final: Statements) -> dict[str, list]:

@@ -20,7 +20,7 @@ import anywidget
 import traitlets
 
 from tistudio.studio.cfg import cfg_of
-from tistudio.studio.lineage_view import lineage_data
+from tistudio.studio.lineage_view import lineage_data, located_assembly
 from tistudio.studio.markup import Markup, element
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -109,7 +109,7 @@ def _cut(text: str | None) -> str | None:
     return text[:MAX_CODE_CHARS] + f"\n… ({len(text) - MAX_CODE_CHARS} more characters)"
 
 
-def _code_of(executable: Any) -> dict:
+def _code_of(executable: Any, assembly: bool = True) -> dict:
     def attr(name: str) -> str | None:
         try:
             return getattr(executable, name, None)
@@ -118,15 +118,25 @@ def _code_of(executable: Any) -> dict:
 
     return {
         "llvm": _cut(attr("llvm_ir_optimized")) or "(no LLVM IR: not a CPU kernel)",
-        "asm": _cut(attr("assembly")) or "(no assembly: not a CPU kernel)",
+        "asm": (_cut(attr("assembly")) if assembly else None) or "(no assembly: not a CPU kernel)",
         "wgsl": _cut(attr("wgsl")),
     }
 
 
 def _code_and_lineage(result: Any) -> dict:
-    """The final code, and the lineage linking it, the IR and the source (lineage_view.py)."""
-    code = _code_of(result.executable)
-    return {**code, "lineage": lineage_data(list(result.records), code)}
+    """The final code, and the lineage linking it, the IR and the source (lineage_view.py).
+    The assembly is the one made again with its source lines where that works, else the
+    kernel's own (loaded from the offline cache, it has no IR to make it from)."""
+    records = list(result.records)
+    try:
+        located = located_assembly(getattr(result.executable, "compiled", None), records)
+    except Exception:  # noqa: BLE001 - the tab shows the plain assembly instead
+        located = None
+    code = _code_of(result.executable, assembly=located is None)
+    lineage = lineage_data(records, code)
+    if located is not None:
+        code["asm"], lineage["links"]["asm"] = _cut(located[0]), located[1]
+    return {**code, "lineage": lineage}
 
 
 def instance_data(kernel: Any, entry: Any) -> dict:

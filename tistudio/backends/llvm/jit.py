@@ -40,12 +40,12 @@ import functools
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
-from tistudio.backends.llvm import half, unlocked
+from tistudio.backends.llvm import debug_lines, half, unlocked
 from tistudio.backends.llvm import llir as ir
 from tistudio.backends.llvm.object_check import check_object
 from tistudio.backends.llvm.vecmath import VectorLibrary
@@ -77,6 +77,7 @@ class CompiledModule:
     engine: JitEngine = field(repr=False)
     object_code: bytes = field(default=b"", repr=False)
     stage_ms: dict[str, float] = field(default_factory=dict)  # parse, optimise, codegen, load
+    opt_level: int | None = None  # the O level of `compile`; None: the quick tier's passes
     _assembly: str | None = field(default=None, repr=False)
 
     @property
@@ -95,6 +96,17 @@ class CompiledModule:
                 return "(loaded from the offline cache: no assembly; recompile to see it)"
             self._assembly = self.engine.emit_assembly(self.llvm_ir_optimized)
         return self._assembly
+
+    def located_assembly(
+        self, lines: Sequence[int | None], ids: Sequence[int | None]
+    ) -> tuple[str, list[int | None], list[int | None]] | None:
+        """This code's assembly made again with a line table (`debug_lines`): the text, and
+        per line of it the source line and final-IR statement; `lines` and `ids` give them per
+        line of `llvm_ir`. None for code loaded from the offline cache (no IR)."""
+        if not self.llvm_ir:
+            return None
+        located = debug_lines.with_lines(self.llvm_ir, lines, ids)
+        return debug_lines.split_lines(self.engine.optimised_assembly(located, self.opt_level))
 
 
 class JitEngine:
@@ -163,7 +175,8 @@ class JitEngine:
             addresses = self._load(obj, functions)
         times = (start, parsed_at, optimised_at, emitted_at, clock())
         stages = ("llvm_parse", "llvm_optimise", "machine_code", "load")
-        return CompiledModule(text, optimized, addresses, self, obj, _stage_ms(stages, times))
+        ms = _stage_ms(stages, times)
+        return CompiledModule(text, optimized, addresses, self, obj, ms, opt_level=level)
 
     def compile_quick(
         self, module: ir.Module | str, functions: list[str], suffix: str = QUICK_SUFFIX
@@ -291,6 +304,20 @@ class JitEngine:
     def emit_assembly(self, llvm_ir: str) -> str:
         with self._lock:
             return self.object_machine.emit_assembly(llvm.parse_assembly(llvm_ir))
+
+    def optimised_assembly(self, llvm_ir: str, opt_level: int | None) -> str:
+        """The assembly of `llvm_ir` as emitted, optimised as `compile` (at `opt_level`) or
+        `compile_quick` (None) optimised it: for `debug_lines`, the kernel's code again."""
+        with self._lock:
+            parsed = llvm.parse_assembly(llvm_ir)
+            parsed.verify()
+            if opt_level is None:
+                self._quick_passes(parsed)
+            else:
+                self._optimise(parsed, opt_level, self.object_machine, False)
+            assembly = self.object_machine.emit_assembly(parsed)
+            parsed.close()
+        return assembly
 
 
 def _stage_ms(names: tuple[str, ...], times: tuple[float, ...]) -> dict[str, float]:

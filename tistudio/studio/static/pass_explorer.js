@@ -3,8 +3,8 @@
 // WGSL. Clicking an IR line highlights the Python line it came from, and back.
 // Lineage: a clicked Python line marks, in the pass list, the passes that created (+),
 // rewrote (~) or deleted (−) its statements, and its lines in every pass's IR, the diff, the
-// LLVM IR and the WGSL (data.lineage, studio/lineage_view.py); a clicked statement (IR, diff,
-// LLVM IR or WGSL line) shows its source line and the passes that created, rewrote and deleted
+// LLVM IR, the assembly and the WGSL (data.lineage, studio/lineage_view.py); a clicked statement (IR, diff,
+// LLVM IR, assembly or WGSL line) shows its source line and the passes that created, rewrote and deleted
 // it (each a link to that pass), and the same statement is marked wherever it shows.
 // The bar hides passes that changed nothing and searches pass names and IR text (the list keeps
 // the passes that match, with their count; the text shows the matches marked). The CFG tab
@@ -285,8 +285,8 @@ function paintInfo(info, data, state, tab, onPass) {
       rewritten.forEach((i, n) => info.append(...(n ? [document.createTextNode(", ")] : []), link(i)));
     }
     if (deleted !== null) info.append(document.createTextNode(" · deleted by "), link(deleted));
-  } else if (state.src !== null && tab === "asm") {
-    info.append(document.createTextNode("The assembly carries no source lines or value names, so it is not linked; the LLVM IR tab is."));
+  } else if (state.src !== null && tab === "asm" && !(data.lineage && data.lineage.links && data.lineage.links.asm)) {
+    info.append(document.createTextNode("This assembly was loaded from the offline cache, without its IR, so it is not linked to the source; recompile to link it."));
   }
   info.style.display = info.childNodes.length ? "" : "none";
 }
