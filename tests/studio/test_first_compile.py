@@ -35,6 +35,7 @@ panel = next(iter(get_ipython().magics_manager.registry["StudioMagics"].panels.v
 data = panel.explorer.data
 print(json.dumps({
     "cache_ms": [row["compile_ms"] for row in panel.cache.rows],
+    "startup_ms": [row["startup_ms"] for row in panel.cache.rows],
     "passes": [p["name"] for p in data["passes"]],
     "diff_lines": sum(len(p["diff"]) for p in data["passes"]),
     "last_ir": "\\n".join(d[1] for d in data["passes"][-1]["diff"] if d[0] != "-"),
@@ -60,11 +61,17 @@ def test_first_compile_latency_in_a_real_kernel_with_every_pass_shown():
 
 
 def test_first_compile_straight_after_ti_init():
-    """Run All: the cell comes at once after ti.init, so the compile also waits for the rest of
-    the back end's warm-up (LLVM's start, ~60 ms of work on its thread)."""
-    first, _ = run_cells([SETUP, HEAT, REPORT])["cache_ms"]
-    print(f"\nfirst %%ti_kernel compile straight after ti.init (cache view): {first:.1f} ms")
-    assert first < 3000
+    """Run All: the cell comes at once after ti.init, so the first compile also waits for the
+    rest of the back end's warm-up (imports and LLVM's start on its thread); the cache view
+    shows that wait apart from the compile time."""
+    shown = run_cells([SETUP, HEAT, REPORT])
+    (first, _), (startup, later) = shown["cache_ms"], shown["startup_ms"]
+    print(
+        f"\nfirst %%ti_kernel compile straight after ti.init (cache view): {first:.1f} ms "
+        f"+ {startup:.1f} ms waiting for the back end's start"
+    )
+    assert first < 3000 and startup < 3000
+    assert later == 0.0  # only the first compile waited
 
 
 def test_pass_texts_print_after_the_cell_not_during_the_call():

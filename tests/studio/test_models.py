@@ -297,6 +297,28 @@ def test_cache_view_says_why_each_row_compiled():
     assert f"<td>{escape(second['why'])}</td>" in html
 
 
+def test_cache_view_shows_the_back_ends_start_up_apart(monkeypatch):
+    import threading
+    import time
+
+    from tistudio.runtime import warm_up
+
+    @ti.kernel
+    def one() -> ti.i32:
+        return 1
+
+    ti.init(arch=ti.cpu)  # a new program, whose first compile starts the back end
+    starting = threading.Thread(target=time.sleep, args=(0.2,), daemon=True)
+    monkeypatch.setattr(warm_up, "_thread", starting)
+    starting.start()
+    one()
+    (row,) = CacheView([one]).rows
+    assert row["startup_ms"] >= 150 and row["compile_ms"] < row["startup_ms"]
+    assert f"<td>{row['compile_ms']} (+{row['startup_ms']:.0f} start-up)</td>" in (
+        CacheView([one]).static_html()
+    )
+
+
 # --- export ----------------------------------------------------------------------------------
 
 

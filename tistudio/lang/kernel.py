@@ -35,6 +35,7 @@ from tistudio.lang.compile_report import CompileReport
 from tistudio.lang.fast_calls import FastHit, fast_hit, fast_key_function, picker
 from tistudio.lang.interop import convert_array_args, strided_array_at
 from tistudio.lang.types import NdarrayType, Template, to_dtype
+from tistudio.runtime import warm_up
 
 
 class Func:
@@ -101,6 +102,7 @@ class CacheEntry:
     grad_positions: tuple[int, ...] = ()  # ndarray args whose `.grad` is passed (reverse mode)
     facts: tuple[why_.ArgFacts, ...] = ()  # what each argument was (recompile_why.describe)
     why: str = ""  # why this instantiation compiled (recompile_why.explain)
+    startup_ms: float = 0.0  # waited for the back end's start (runtime/warm_up.py), not compiling
 
     def info(self) -> dict[str, Any]:
         return {
@@ -108,6 +110,7 @@ class CacheEntry:
             "signature": self.signature_text,
             "arch": self.arch,
             "compile_ms": self.compile_ms,
+            "startup_ms": self.startup_ms,
             "hits": self.hits,
             "misses": self.misses,
             "last_use": self.last_use,
@@ -368,10 +371,11 @@ class Kernel:
         grads = ad_mode.grad_positions(self.autodiff_mode, specs, args)
         labels = self._namer.labels(specs, args)
         facts = why_.describe(self._names, specs, args, labels, grads)
-        start = time.perf_counter()
+        start, waited = time.perf_counter(), warm_up.waited()
         name = self._instance_name(f"c{self._counter}_{len(self._cache)}")
         result = self._compile(name, args, specs, program, record=program.config.record_passes)
-        compile_ms = (time.perf_counter() - start) * 1e3
+        startup_ms = (warm_up.waited() - waited) * 1e3
+        compile_ms = (time.perf_counter() - start) * 1e3 - startup_ms
         arch, earlier = program.config.arch, list(self._cache.values())
         why = why_.explain(self.__name__, key, facts, earlier, compile_ms, arch, self._reset)
         positions = tuple(i for i, s in enumerate(specs) if s.kind != "template")
@@ -391,6 +395,7 @@ class Kernel:
             grad_positions=grads,
             facts=facts,
             why=why,
+            startup_ms=startup_ms,
         )
         self._cache[key] = entry
         for message, loc in result.warnings:  # shown at the kernel's line, not at ours

@@ -303,7 +303,7 @@ class Panel(ipywidgets.VBox):
         for r in self.cache.rows if self.cache is not None else []:
             lines.append(
                 f"cache: {r['kernel']}({r['signature']}) on {r['arch']}: compiled in "
-                f"{r['compile_ms']} ms, {r['hits']} hits, {r['misses']} misses"
+                f"{r['compile_ms']} ms{_startup(r)}, {r['hits']} hits, {r['misses']} misses"
             )
         lines += [view.static_text() for view in self.field_views.values()]
         return "\n".join(lines)
@@ -318,3 +318,9 @@ class Panel(ipywidgets.VBox):
         for view in self.field_views.values():
             parts.append(view.static_html())
         return element("div", *parts, class_="tistudio-static")
+
+
+def _startup(row: dict) -> str:
+    """The back end's start-up a compile waited for, as the plain-text summary says it."""
+    startup = row.get("startup_ms", 0.0)
+    return f" (after {startup:.0f} ms of back-end start-up)" if startup >= 0.5 else ""

@@ -30,8 +30,13 @@ function ago(seconds) {
 
 function cell(row, key, cls) {
   const td = h("td", cls);
-  if (key === "compile_ms") td.textContent = `${row.compile_ms.toFixed(1)} ms`;
-  else if (key === "last_use") {
+  if (key === "compile_ms") {
+    td.textContent = `${row.compile_ms.toFixed(1)} ms`;
+    if (row.startup_ms >= 0.5) {  // waited for the back end's start (a cell straight after ti.init)
+      td.append(h("span", "ti-startup", ` +${row.startup_ms.toFixed(0)} ms start-up`));
+      td.title = `compiled in ${row.compile_ms.toFixed(1)} ms, after waiting ${row.startup_ms.toFixed(0)} ms for the back end to start (ti.init starts it in the background)`;
+    }
+  } else if (key === "last_use") {
     td.textContent = ago(row.last_use);
     td.dataset.time = String(row.last_use);
     td.classList.add("ti-ago");
