@@ -1,0 +1,117 @@
+"""Taichi 1.7.4's own IR of our kernels, pass by pass (studio/taichi_ir.py, issue #30): the
+real Taichi runs in a subprocess on a script recreating each kernel; its passes are parsed in
+order and matched with ours by name."""
+
+from __future__ import annotations
+
+import pytest
+
+import tistudio as ti
+from tistudio.studio.taichi_ir import TAICHI_NAMES, taichi_passes, taichi_script
+
+pytest.importorskip("taichi")
+
+OFFSET = 1234  # a module-level constant the Taichi run must recreate
+
+
+class Opaque:
+    """Something a kernel reads that the Taichi run cannot make again."""
+
+    value = 1.0
+
+
+opaque = Opaque()
+
+
+@ti.func
+def root_of(v):
+    return ti.sqrt(v) + OFFSET
+
+
+@ti.kernel
+def scale(a: ti.template(), k: ti.f32):
+    for i, j in a:
+        a[i, j] = a[i, j] * k
+
+
+@ti.kernel
+def shift(a: ti.template()):
+    for i in a:
+        a[i] = root_of(a[i])
+
+
+@ti.kernel
+def opaque_read(a: ti.template()):
+    for i in a:
+        a[i] = opaque.value
+
+
+def only_entry(kernel):
+    (entry,) = kernel._cache.values()
+    return entry
+
+
+@pytest.fixture(scope="module")
+def fields():
+    ti.init(arch=ti.cpu)
+    return ti.field(ti.f32, shape=(4, 6)), ti.field(ti.f32, shape=8)
+
+
+def test_struct_for_kernel_passes_in_order(fields):
+    grid, _ = fields
+    scale(grid, 2.0)
+    entry = only_entry(scale)
+    result = taichi_passes(scale, entry)
+    assert result.error == ""
+    names = result.names
+    assert names[0] == "Initial IR"
+    order = ["Initial IR", "Lowered", "Typechecked", "Simplified I", "Offloaded"]
+    order += ["Atomics demoted I", "Access lowered", "Operations demoted", "Simplified IV"]
+    assert [n for n in names if n in order] == order
+    assert all(p.ir.startswith("kernel {") and p.ir.endswith("}") for p in result.passes)
+    # one offloaded struct-for task over the 2D field, the scalar argument loaded
+    offloaded = result.matching("offload").ir
+    assert "offloaded struct_for" in offloaded
+    assert "argload[0]" in result.matching("type_check").ir
+    assert result.matching("type_check").name == "Typechecked"
+    assert "global ptr" in result.matching("lower_ast").ir
+
+
+def test_our_passes_find_theirs(fields):
+    grid, _ = fields
+    scale(grid, 2.0)
+    entry = only_entry(scale)
+    result = taichi_passes(scale, entry)
+    ours = [record.name for record in entry.result.records]
+    for name in ("initial IR", "lower_ast", "type_check", "offload", "lower_access"):
+        assert name in ours
+        assert result.matching(name).name == TAICHI_NAMES[name]
+    sub_passes = [n for n in ours if n.endswith("(simplify I)")]
+    assert sub_passes, ours
+    assert result.matching(sub_passes[0]).name == "Simplified I"
+    assert result.matching("privatize_fields") is None  # no Taichi pass of that name
+
+
+def test_func_and_module_constant_are_recreated(fields):
+    _, line = fields
+    shift(line)
+    entry = only_entry(shift)
+    script = taichi_script(shift, entry)
+    assert f"OFFSET = {OFFSET}" in script
+    assert "@_ti.func\ndef root_of(v):" in script
+    result = taichi_passes(shift, entry)
+    assert result.error == ""
+    typed = result.matching("type_check").ir
+    assert "sqrt" in typed  # the func, inlined
+    assert str(OFFSET) in typed  # the constant
+
+
+def test_a_global_it_cannot_recreate_gives_the_reason(fields):
+    _, line = fields
+    opaque_read(line)
+    result = taichi_passes(opaque_read, only_entry(opaque_read))
+    assert result.passes == ()
+    assert result.error == (
+        "uses the global `opaque`, a Opaque, which the Taichi run cannot recreate"
+    )
+    assert result.matching("type_check") is None
