@@ -88,6 +88,7 @@ _SUBMODULES = {
     "_lib": "tistudio._lib",
     "ui": "tistudio.ui",
     "ad": "tistudio.ad",
+    "simt": "tistudio.lang.simt",
 }
 
 
