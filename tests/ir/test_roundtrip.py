@@ -55,6 +55,11 @@ SAMPLES = {
     "AdStackLoadTopAdj": "<i32> $1 = stack load top adj $0",
     "AdStackCount": "<i32> $1 = stack count $0",
     "AdStackAccAdjoint": "$1 : stack acc adj $0, val = $0",
+    "SharedArray": "<*f32> $1 = shared array [64]",
+    "SharedLoad": "<f32> $1 = shared load $0[$0]",
+    "SharedStore": "$1 : shared store $0[$0] <- $0",
+    "BlockBarrier": "$1 : block barrier",
+    "ThreadIdx": '<i32> $1 = thread index "local"',
 }
 
 COMPOSITE = """

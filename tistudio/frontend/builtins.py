@@ -21,6 +21,7 @@ from tistudio.frontend.operator_functions import OPERATOR_BUILTINS, PYTHON_OPERA
 from tistudio.frontend.operators import is_runtime
 from tistudio.frontend.random import randn as _randn
 from tistudio.frontend.random import random as _random
+from tistudio.frontend.simt import SIMT_BUILTINS
 from tistudio.frontend.sparse_ops import SPARSE_BUILTINS
 from tistudio.frontend.structs import struct_literal
 from tistudio.frontend.values import (
@@ -420,6 +421,7 @@ BUILTINS: dict[str, Builtin] = {
     "Struct": struct_literal,  # ti.Struct(a=1, b=v) in a kernel
     **OPERATOR_BUILTINS,  # operator.add(a, b), ti.lang.ops.add(a, b): as a + b
     **SPARSE_BUILTINS,  # ti.activate, ti.append, ... (sparse_ops.py)
+    **SIMT_BUILTINS,  # ti.simt.block.SharedArray, sync, thread_idx (simt.py)
 }
 
 PYTHON_BUILTINS: dict[Any, str] = {

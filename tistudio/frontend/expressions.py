@@ -265,31 +265,10 @@ class ExpressionsMixin:
         if hasattr(obj, "_ti_place_snode"):
             indices = [self.index_expr(i, loc) for i in self.index_list(index, loc)]
             return obj._ti_subscript(indices, loc)
+        if hasattr(obj, "_ti_shared_subscript"):  # ti.simt.block.SharedArray (simt.py)
+            return obj._ti_shared_subscript(self, self.index_list(index, loc), loc)
         if isinstance(obj, NdarrayArg):
-            indices = [self.index_expr(i, loc) for i in self.index_list(index, loc)]
-            if len(indices) != obj.ndim:
-                raise TaichiSyntaxError(
-                    f"ndarray '{obj.name}' has {obj.ndim} dimensions but was indexed with "
-                    f"{len(indices)}",
-                    loc,
-                )
-            if obj.boundary == "clamp":
-                indices = self.clamped_indices(obj, indices, loc)
-            if obj.element_shape:  # arr[i] of a vector ndarray: one element per component
-                return ExprVector(
-                    [
-                        fe.ExternalIndexExpr(
-                            obj.arg_id,
-                            indices + [self.index_expr(c, loc) for c in component],
-                            dtype=obj.dtype,
-                            loc=loc,
-                        )
-                        for component in itertools.product(*(range(n) for n in obj.element_shape))
-                    ],
-                    obj.element_shape,
-                    clamped=obj.boundary == "clamp",
-                )
-            return fe.ExternalIndexExpr(obj.arg_id, indices, dtype=obj.dtype, loc=loc)
+            return self.ndarray_element(obj, index, loc)
         if isinstance(obj, ExprVector):
             return self.matrix_element(obj, _matrix_key(index), loc)
         if hasattr(obj, "_ti_numpy_storage"):  # read at compile time, it would be stale
@@ -308,6 +287,33 @@ class ExpressionsMixin:
             return obj[index]
         except Exception as e:  # noqa: BLE001 - report Python's complaint at the user's line
             raise TaichiSyntaxError(f"{type(e).__name__}: {e}", loc) from None
+
+    def ndarray_element(self, obj: NdarrayArg, index: Any, loc: Any) -> Any:
+        """`arr[i, j]` of an ndarray parameter: an element, or a vector of its components."""
+        indices = [self.index_expr(i, loc) for i in self.index_list(index, loc)]
+        if len(indices) != obj.ndim:
+            raise TaichiSyntaxError(
+                f"ndarray '{obj.name}' has {obj.ndim} dimensions but was indexed with "
+                f"{len(indices)}",
+                loc,
+            )
+        if obj.boundary == "clamp":
+            indices = self.clamped_indices(obj, indices, loc)
+        if obj.element_shape:  # arr[i] of a vector ndarray: one element per component
+            return ExprVector(
+                [
+                    fe.ExternalIndexExpr(
+                        obj.arg_id,
+                        indices + [self.index_expr(c, loc) for c in component],
+                        dtype=obj.dtype,
+                        loc=loc,
+                    )
+                    for component in itertools.product(*(range(n) for n in obj.element_shape))
+                ],
+                obj.element_shape,
+                clamped=obj.boundary == "clamp",
+            )
+        return fe.ExternalIndexExpr(obj.arg_id, indices, dtype=obj.dtype, loc=loc)
 
     def clamped_indices(self, arr: NdarrayArg, indices: list[fe.Expr], loc: Any) -> list[Any]:
         """`boundary="clamp"`: each index of `arr` clamped into `[0, extent)`, as Taichi does

@@ -62,6 +62,7 @@ class LoopsMixin:
             )
         self.bind_loop_vars(loop, names, grouped, loc, ndrange=isinstance(iterable, NdRangeValue))
         loop.parallel = not config.serialize
+        loop.block_dim = config.block_dim or 0  # the GPU's workgroup size for this loop
         kind = "parallel" if loop.parallel and self.runtime_nesting == 0 else "serial"
         self.loop_kinds.append(kind)
         try:

@@ -284,7 +284,34 @@ class MatrixPtrExpr(Expr):
         return f"{self.var}[{self.offset}]"
 
 
-LVALUE_EXPRS = (IdExpr, FieldIndexExpr, ExternalIndexExpr, MatrixPtrExpr)
+@dataclass(eq=False)
+class SimtExpr(Expr):
+    """`ti.simt.block.sync()` ("sync", no value: its `dtype` is unused), `thread_idx()` ("local")
+    or `global_thread_idx()` ("global"), lowered to `ir/simt.py`'s statements."""
+
+    kind: str
+
+    def __str__(self) -> str:
+        return {"sync": "block_sync()", "local": "thread_idx()"}.get(
+            self.kind, "global_thread_idx()"
+        )
+
+
+@dataclass(eq=False)
+class SharedIndexExpr(Expr):
+    """Element `index` (flattened, row-major) of shared array `array` (an lvalue)."""
+
+    array: FrontendSharedArray
+    index: Expr
+
+    def children(self) -> list[Expr]:
+        return [self.index]
+
+    def __str__(self) -> str:
+        return f"{self.array.name}[{self.index}]"
+
+
+LVALUE_EXPRS = (IdExpr, FieldIndexExpr, ExternalIndexExpr, MatrixPtrExpr, SharedIndexExpr)
 
 
 # --- statements ---------------------------------------------------------------------------
@@ -342,6 +369,19 @@ class FrontendIf(Stmt):
 
 
 @dataclass(eq=False)
+class FrontendSharedArray(Stmt):
+    """`ti.simt.block.SharedArray(shape, dtype)`: a workgroup-shared array named `name`."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: PrimitiveType
+
+    syntax: ClassVar = "shared array {name}{shape}: {dtype}"
+    is_void: ClassVar = True
+    has_side_effects: ClassVar = True
+
+
+@dataclass(eq=False)
 class FrontendFor(Stmt):
     """A range-for (`begin`, `end`), a struct-for (`snode`) or an `ndrange` (`ranges`).
 
@@ -358,6 +398,7 @@ class FrontendFor(Stmt):
     body: Block = field(default_factory=_block)
     parallel: bool = False
     loop_var_exprs: list[LoopVarExpr] = field(default_factory=list)
+    block_dim: int = 0  # `ti.loop_config(block_dim=...)`; 0: the back end chooses
 
     block_fields: ClassVar = (("body", ""),)
     syntax: ClassVar = "for {loop_vars} in {header}"

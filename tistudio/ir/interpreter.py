@@ -364,6 +364,17 @@ class Interpreter:
     def run_ExternalTensorShape(self, stmt: s.ExternalTensorShape) -> Value:
         return ops.normalize(self.args[stmt.arg_id].shape[stmt.axis], stmt.ret_type)
 
+    def run_simt(self, stmt: Stmt) -> None:
+        """One thread at a time has no workgroup to share memory or wait with (ir/simt.py)."""
+        where = f" at {stmt.loc}\n    {stmt.loc.source_line.strip()}" if stmt.loc else ""
+        raise NotImplementedError(
+            "ti.simt.block.SharedArray, sync() and thread_idx() need the GPU back end "
+            f"(arch=ti.gpu); the IR interpreter runs one invocation at a time{where}"
+        )
+
+    run_SharedArray = run_SharedLoad = run_SharedStore = run_simt
+    run_BlockBarrier = run_ThreadIdx = run_simt
+
     # --- control flow -----------------------------------------------------------------------
 
     def run_Print(self, stmt: s.Print) -> None:

@@ -34,7 +34,7 @@ _HEAD = re.compile(r"^(?:<(?P<type>[^>]+)> )?\$(?P<id>\d+) (?P<sep>[=:]) (?P<bod
 _OFFLOADED = re.compile(
     r"^offloaded (?P<kind>serial|range_for|struct_for)"
     r"(?:\((?P<a>[^,()]+(?:\([^)]*\))?)(?:, (?P<b>[^()]+(?:\([^)]*\))?))?\))?"
-    r"(?: tls_size=(?P<tls>\d+))?(?P<schedule>(?: \w+\(.*\))*)$"
+    r"(?: tls_size=(?P<tls>\d+))?(?: block_dim=(?P<block>\d+))?(?P<schedule>(?: \w+\(.*\))*)$"
 )
 
 
@@ -152,7 +152,11 @@ class Parser:
         m = _OFFLOADED.match(body)
         if not m:
             raise ParseError(f"bad offloaded header: {body!r}")
-        task = Offloaded(ops.TaskType(m.group("kind")), tls_size=int(m.group("tls") or 0))
+        task = Offloaded(
+            ops.TaskType(m.group("kind")),
+            tls_size=int(m.group("tls") or 0),
+            block_dim=int(m.group("block") or 0),
+        )
         if m.group("schedule"):
             self.schedules[task] = m.group("schedule")
         if task.task_type is ops.TaskType.struct_for:

@@ -128,6 +128,8 @@ def offloaded_header(stmt: Offloaded) -> str:
         text = "offloaded serial"
     if stmt.tls_size:
         text += f" tls_size={stmt.tls_size}"
+    if stmt.block_dim:
+        text += f" block_dim={stmt.block_dim}"
     return text
 
 

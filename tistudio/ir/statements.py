@@ -23,6 +23,13 @@ from tistudio.ir.ad_stack import (  # noqa: F401 - re-exported: statement kinds 
 from tistudio.ir.calls import FuncCall  # noqa: F401 - re-exported, like the autodiff stacks
 from tistudio.ir.ops import AtomicOpType, BinaryOpType, TaskType, TernaryOpType, UnaryOpType
 from tistudio.ir.schedule import Schedule
+from tistudio.ir.simt import (  # noqa: F401 - re-exported: ti.simt.block's statements
+    BlockBarrier,
+    SharedArray,
+    SharedLoad,
+    SharedStore,
+    ThreadIdx,
+)
 from tistudio.ir.snode import SNode
 from tistudio.ir.snode_ops import (  # noqa: F401 - re-exported
     GetAddr,
@@ -412,6 +419,7 @@ class RangeFor(Stmt):
     body: Block = field(default_factory=_block)
     reversed: bool = False
     serialize: bool = False
+    block_dim: int = 0  # `ti.loop_config(block_dim=...)`, kept by `offload`; 0: unset
 
     operand_fields: ClassVar = ("begin", "end")
     block_fields: ClassVar = (("body", ""),)
@@ -548,6 +556,7 @@ class Offloaded(Stmt):
     tls_size: int = 0
     tls_prologue: Block = field(default_factory=_block)
     tls_epilogue: Block = field(default_factory=_block)
+    block_dim: int = 0  # the workgroup size `ti.loop_config` asked for; 0: the back end's
     schedule: Schedule = field(default_factory=Schedule)  # set by the back ends' last passes
 
     block_fields: ClassVar = (

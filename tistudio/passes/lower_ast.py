@@ -10,6 +10,9 @@ Types come from the frontend; `type_check` inserts the casts they imply.
 
 from __future__ import annotations
 
+import math
+
+from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
 from tistudio.ir.statements import (
@@ -18,6 +21,7 @@ from tistudio.ir.statements import (
     Assert,
     AtomicOp,
     BinaryOp,
+    BlockBarrier,
     Break,
     Const,
     Continue,
@@ -38,8 +42,12 @@ from tistudio.ir.statements import (
     Rand,
     RangeFor,
     Return,
+    SharedArray,
+    SharedLoad,
+    SharedStore,
     StructFor,
     TernaryOp,
+    ThreadIdx,
     UnaryOp,
     While,
 )
@@ -52,7 +60,7 @@ from tistudio.passes.context import PassContext
 class _Lowerer:
     def __init__(self, arch: str = "cpu") -> None:
         self.arch = arch  # the shape of ndrange loops depends on it (see passes/ndrange.py)
-        self.vars: dict[fe.Identifier, Stmt] = {}
+        self.vars: dict[fe.Identifier | fe.FrontendSharedArray, Stmt] = {}
         self.loop_vars: dict[int, Stmt] = {}  # id(LoopVarExpr) -> index value
         self.out: list[Block] = []
         # id(Expr) -> (Expr, its value) within one frontend statement: the frontend shares
@@ -85,9 +93,20 @@ class _Lowerer:
 
     def lower_FrontendAssign(self, s: fe.FrontendAssign) -> None:
         value = self.expr(s.rhs)
+        if isinstance(s.lhs, fe.SharedIndexExpr):
+            index = self.expr(s.lhs.index)
+            if value.ret_type != s.lhs.dtype:  # stored as the array's type, as Taichi does
+                cast = UnaryOp(UnaryOpType.cast_value, value, ret_type=s.lhs.dtype)
+                value = self.add(cast, s.loc)
+            self.add(SharedStore(self.vars[s.lhs.array], index, value), s.loc)
+            return
         ptr = self.address(s.lhs)
         store = LocalStore if isinstance(s.lhs, (fe.IdExpr, fe.MatrixPtrExpr)) else GlobalStore
         self.add(store(ptr, value), s.loc)
+
+    def lower_FrontendSharedArray(self, s: fe.FrontendSharedArray) -> None:
+        size = math.prod(s.shape)
+        self.vars[s] = self.add(SharedArray(size, ret_type=PointerType(s.dtype)), s.loc)
 
     def lower_FrontendExprStmt(self, s: fe.FrontendExprStmt) -> None:
         self.expr(s.expr)
@@ -137,7 +156,9 @@ class _Lowerer:
             loop = ndrange.lower(self, s)  # its loops; one open block per loop on self.out
         else:
             begin, end = self.expr(s.begin), self.expr(s.end)
-            loop = self.add(RangeFor(begin, end, serialize=not s.parallel), s.loc)
+            loop = self.add(
+                RangeFor(begin, end, serialize=not s.parallel, block_dim=s.block_dim), s.loc
+            )
             self.out.append(loop.body)
             self.loop_vars[id(s.loop_var_exprs[0])] = self.add(
                 LoopIndex(loop, 0, ret_type=i32), s.loc
@@ -211,6 +232,15 @@ class _Lowerer:
     expr_ExternalIndexExpr = expr_FieldIndexExpr  # a field's element or an ndarray's
     expr_SNodeOpExpr = lower_snode_ops.expr_snode_op  # ti.activate, ti.is_active, ...
 
+    def expr_SharedIndexExpr(self, e: fe.SharedIndexExpr) -> Stmt:
+        index = self.expr(e.index)
+        return self.add(SharedLoad(self.vars[e.array], index, ret_type=e.dtype), e.loc)
+
+    def expr_SimtExpr(self, e: fe.SimtExpr) -> Stmt:
+        if e.kind == "sync":
+            return self.add(BlockBarrier(), e.loc)
+        return self.add(ThreadIdx(e.kind, ret_type=i32), e.loc)
+
     def expr_ExternalShapeExpr(self, e: fe.ExternalShapeExpr) -> Stmt:
         return self.add(ExternalTensorShape(e.arg_id, e.axis, ret_type=i32), e.loc)
 
@@ -221,6 +251,13 @@ class _Lowerer:
         return self.add(FuncCall(e.func, [self.expr(a) for a in e.args], ret_type=e.dtype), e.loc)
 
     def expr_AtomicOpExpr(self, e: fe.AtomicOpExpr) -> Stmt:
+        if isinstance(e.dest, fe.SharedIndexExpr):
+            raise TaichiSyntaxError(
+                "an atomic update (+=, ti.atomic_add, ...) of a ti.simt.block.SharedArray "
+                "element is not supported yet; write each element from one invocation and "
+                "combine after ti.simt.block.sync()",
+                e.loc,
+            )
         val = self.expr(e.val)
         dest = self.address(e.dest)
         return self.add(AtomicOp(e.op, dest, val, ret_type=e.dtype), e.loc)

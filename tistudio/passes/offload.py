@@ -81,7 +81,7 @@ class _Tasks:
 
     def add(self, stmt: Stmt) -> None:
         if isinstance(stmt, RangeFor) and not stmt.serialize:
-            task = Offloaded(TaskType.range_for, loc=stmt.loc)
+            task = Offloaded(TaskType.range_for, block_dim=stmt.block_dim, loc=stmt.loc)
             task.begin, task.const_begin = self.bound(stmt.begin)
             task.end, task.const_end = self.bound(stmt.end)
         elif isinstance(stmt, StructFor):

@@ -164,6 +164,14 @@ class TaskEmitter(AdStackEmitter):
         self.entry.branch(self.start)
         return self.function
 
+    def emit_simt(self, stmt: Stmt) -> None:
+        """`ti.simt.block` (ir/simt.py): the frontend refuses it on the CPU, which has no
+        workgroups; IR written by hand still gets a clear error."""
+        raise UnsupportedOnBackend(stmt, BACKEND, "ti.simt.block needs the GPU back end")
+
+    emit_SharedArray = emit_SharedLoad = emit_SharedStore = emit_simt
+    emit_BlockBarrier = emit_ThreadIdx = emit_simt
+
     # --- helpers ------------------------------------------------------------------------------
 
     def emit(self, stmt: Stmt) -> None:

@@ -26,6 +26,7 @@ from tistudio.backends.webgpu.memory import MemoryEmitter, Ptr, Unexpressible
 from tistudio.backends.webgpu.printing import emit_print
 from tistudio.backends.webgpu.resources import ArgsLayout, Caps, ShaderResources
 from tistudio.backends.webgpu.rounding import ROUNDING_HELPERS
+from tistudio.backends.webgpu.simt import SimtEmitter
 from tistudio.ir import sparse as sparse_layout
 from tistudio.ir import statements as s
 from tistudio.ir.ops import AtomicOpType, TaskType
@@ -58,7 +59,7 @@ _REDUCIBLE = {
 }
 
 
-class TaskEmitter(MemoryEmitter, AdStackEmitter):
+class TaskEmitter(MemoryEmitter, AdStackEmitter, SimtEmitter):
     """Emits one offloaded task as one WGSL module. Made per task, never reused. Float
     operations keep IEEE semantics where drivers may not, in every mode (see ieee.py: the
     floating-point contract never lets NaN or infinities be assumed away); `fast_math` only
@@ -93,6 +94,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter):
         # are spelled out from them (ieee.binary), every other use sees the opaque value
         self.zeros: dict[Stmt, str] = {}
         self.reduction_types: set[str] = set()
+        self.workgroup_vars: list[str] = []  # `ti.simt.block.SharedArray`s (simt.py)
         self.uses_args = False
         self.draws = False  # calls `ti.random`: needs the counter `random.COUNTER` (shader.py)
         self.unknowns: list[str] = []  # `ti_never`, `ti_zero` if the shader reads them (shader.py)

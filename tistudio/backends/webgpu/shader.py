@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from tistudio.backends.errors import UnsupportedOnBackend
-from tistudio.backends.webgpu import random, unroll, vectorize, wgsl
+from tistudio.backends.webgpu import random, simt, unroll, vectorize, wgsl
 from tistudio.backends.webgpu.emitter import BACKEND, TaskEmitter
 from tistudio.backends.webgpu.memory import Ptr
 from tistudio.backends.webgpu.resources import UNIFORM, ArgsLayout, Binding, Caps
@@ -92,16 +92,18 @@ def _build_task(e: TaskEmitter) -> TaskShader:
         entry = ["@compute @workgroup_size(1)", "fn main() {"]
         groups, serial = 1, True
     elif task.task_type is TaskType.range_for:
-        lanes = vectorize.lanes_of(task, e.caps)
+        tiled = simt.is_tiled(task)  # shares memory or waits: every invocation runs each tile
+        lanes = None if tiled else vectorize.lanes_of(task, e.caps)
         if lanes is not None:  # before any access: the buffer's scalars go through it too
             e.resources.vectors.update(lanes.views())
         size = _workgroup_size(task, e.caps, 1 if lanes is None else vectorize.LANES)
         e.caps = replace(e.caps, workgroup_size=size)  # this task's
-        _range_for_body(e, lanes)
+        _range_for_body(e, lanes, tiled)
         entry = [
             f"@compute @workgroup_size({e.caps.workgroup_size})",
             "fn main(@builtin(global_invocation_id) gid: vec3<u32>,",
             "        @builtin(local_invocation_index) lid: u32,",
+            *(["        @builtin(workgroup_id) wid: vec3<u32>,"] if tiled else []),
             "        @builtin(num_workgroups) groups: vec3<u32>) {",
         ]
         groups, serial = _groups(task, e.caps, 1 if lanes is None else vectorize.LANES), False
@@ -129,7 +131,7 @@ def _build_task(e: TaskEmitter) -> TaskShader:
     return TaskShader(text, bindings, serial, groups, set(e.resources.writable))
 
 
-def _range_for_body(e: TaskEmitter, lanes: vectorize.Lanes | None) -> None:
+def _range_for_body(e: TaskEmitter, lanes: vectorize.Lanes | None, tiled: bool = False) -> None:
     task = e.task
     for offset, dtype in _tls_slots(task).items():
         e.line(f"var tls{offset}: {e.reg(task, dtype)};")
@@ -159,7 +161,9 @@ def _range_for_body(e: TaskEmitter, lanes: vectorize.Lanes | None) -> None:
     first = "i32(k)" if begin == "0i" else f"{begin} + i32(k)"
     let_index = f"let {index}: i32 = {first};"
     factor = e.caps.grid_unroll
-    if lanes is None and factor > 1 and unroll.grid_eligible(body, task.body):
+    if tiled:
+        simt.tile_loop(e, task, let_index, body)
+    elif lanes is None and factor > 1 and unroll.grid_eligible(body, task.body):
         unroll.emit_grid(e, factor, start, f"({stride})", let_index, body)
     else:
         e.line(f"for (var k: u32 = {start}; k < count; k = k + {stride}) {{")
@@ -189,6 +193,8 @@ def _workgroup_size(task: s.Offloaded, caps: Caps, lanes: int) -> int:
     SMALL_GRID workgroups: those would leave most of a large GPU's multiprocessors idle
     (n-body's 8192 invocations: 32 workgroups of 256 for the H100's 132 SMs; 128 of 64 run
     its unrolled loop 1.3x faster, `benchmarks/gpu/nbody_probe.py`)."""
+    if simt.block_dim(task):  # ti.loop_config(block_dim=...)
+        return simt.block_dim(task)
     if not (task.const_begin and task.const_end):
         return caps.workgroup_size
     n = -(-(task.end - task.begin) // lanes)
@@ -222,6 +228,7 @@ def _module_text(e: TaskEmitter, entry: list[str], args_binding: int) -> str:
     if e.uses_args:
         lines += e.args.declaration(args_binding)
     lines += e.resources.declarations()
+    lines += e.workgroup_vars
     for reg in sorted(e.reduction_types):
         lines.append(f"var<workgroup> reduce_{reg}: array<{reg}, {e.caps.workgroup_size}>;")
     for name in e.unknowns:

@@ -1,0 +1,104 @@
+"""WGSL for `ti.simt.block`: shared arrays, barriers, thread indices and the tiled loop.
+
+A shared array becomes a module-scope `var<workgroup> name: array<T, size>` read and written
+with plain (not atomic) accesses, `sync()` becomes `workgroupBarrier()`, and `thread_idx()` is
+the invocation's `local_invocation_index`.
+
+WGSL allows `workgroupBarrier()` only in uniform control flow, where every invocation of the
+workgroup takes the same path. The usual grid-stride loop `for (k = gid; k < n; k += stride)`
+is not: with `n` not a multiple of the stride, some invocations run one iteration fewer. So a
+task that holds a barrier or a shared array is a *tiled* loop instead: workgroup `w` runs tile
+`t = w, w + groups, ...` and invocation `l` takes index `t * B + l`, so that every invocation of
+a workgroup runs the same tiles, and `i % B == thread_idx()` as in Taichi's CUDA back end.
+
+We require `n` to be a compile-time constant multiple of the workgroup size `B` and say so at
+the user's loop otherwise. Guarding a tail tile's work while keeping its barriers would need a
+condition around every run of statements between two barriers, at any depth of the body, and
+values defined inside such a guard cannot be used after it (WGSL scopes `let`); Taichi's CUDA
+back end, which wraps the whole body in `if (i < end)`, leaves a partial tile undefined (its
+threads past the end skip the barrier). A clear error is better than either.
+"""
+
+from __future__ import annotations
+
+from tistudio.backends.errors import UnsupportedOnBackend
+from tistudio.ir import statements as s
+from tistudio.ir.ops import TaskType
+from tistudio.ir.stmt import Stmt, pointee, walk
+
+BACKEND = "gpu"
+MAX_BLOCK_DIM = 256  # WebGPU's guaranteed maxComputeInvocationsPerWorkgroup
+
+
+def is_tiled(task: s.Offloaded) -> bool:
+    """A range_for task whose invocations share memory or wait for each other."""
+    return any(isinstance(x, (s.BlockBarrier, s.SharedArray)) for x in walk(task.body))
+
+
+def block_dim(task: s.Offloaded) -> int:
+    """`ti.loop_config(block_dim=B)`'s B (0 if unset), checked against WebGPU's limit."""
+    if task.block_dim > MAX_BLOCK_DIM or task.block_dim < 0:
+        raise UnsupportedOnBackend(
+            task,
+            BACKEND,
+            f"ti.loop_config(block_dim={task.block_dim}) is more invocations per workgroup "
+            f"than WebGPU guarantees ({MAX_BLOCK_DIM})",
+        )
+    return task.block_dim
+
+
+def tile_count(task: s.Offloaded, size: int) -> int:
+    """The number of tiles of `size` indices in `task`'s range, which must divide exactly."""
+    first = next(x for x in walk(task.body) if isinstance(x, (s.BlockBarrier, s.SharedArray)))
+    n = task.end - task.begin
+    if task.const_begin and task.const_end and n >= 0 and n % size == 0:
+        return n // size
+    count = f"{n} iterations" if task.const_begin and task.const_end else "a run-time range"
+    raise UnsupportedOnBackend(
+        first,
+        BACKEND,
+        f"a parallel loop using ti.simt.block needs a range whose length is a compile-time "
+        f"multiple of its block_dim ({size}), so that every invocation of a workgroup reaches "
+        f"each ti.simt.block.sync(); this loop has {count} (pad the range, or set "
+        "ti.loop_config(block_dim=...) to a divisor of it)",
+    )
+
+
+def tile_loop(e: object, task: s.Offloaded, let_index: str, body: list[str]) -> None:
+    """The tiled loop around `body` (see the module docstring); `let_index` reads `k`."""
+    size = e.caps.workgroup_size
+    tiles = tile_count(task, size)
+    e.line(f"for (var tile: u32 = wid.x; tile < {tiles}u; tile = tile + groups.x) {{")
+    e.line(f"    let k: u32 = tile * {size}u + lid;")
+    e.line(f"    {let_index}")
+    e.body.extend(body)
+    e.line("}")
+
+
+class SimtEmitter:
+    """The `emit_` methods of `ir/simt.py`'s statements (part of `emitter.TaskEmitter`)."""
+
+    def emit_SharedArray(self, stmt: s.SharedArray) -> None:
+        name = f"shared_{self.name_of(stmt)}"
+        element = self.reg(stmt, pointee(stmt))
+        self.workgroup_vars.append(f"var<workgroup> {name}: array<{element}, {stmt.size}>;")
+        self.locals[stmt] = name
+
+    def emit_SharedLoad(self, stmt: s.SharedLoad) -> None:
+        array, index = self._shared(stmt.array), self.value(stmt.index)
+        self.let(stmt, f"{array}[{index}]")
+
+    def emit_SharedStore(self, stmt: s.SharedStore) -> None:
+        array, index = self._shared(stmt.array), self.value(stmt.index)
+        self.line(f"{array}[{index}] = {self.value(stmt.value)};")
+
+    def emit_BlockBarrier(self, stmt: s.BlockBarrier) -> None:
+        self.line("workgroupBarrier();")
+
+    def emit_ThreadIdx(self, stmt: s.ThreadIdx) -> None:
+        if self.task.task_type is not TaskType.range_for:
+            raise UnsupportedOnBackend(stmt, BACKEND, "only inside a parallel range loop")
+        self.let(stmt, "i32(lid)" if stmt.kind == "local" else "i32(gid.x)")
+
+    def _shared(self, array: Stmt) -> str:
+        return self.locals[array]
