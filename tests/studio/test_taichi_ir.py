@@ -115,3 +115,25 @@ def test_a_global_it_cannot_recreate_gives_the_reason(fields):
         "uses the global `opaque`, a Opaque, which the Taichi run cannot recreate"
     )
     assert result.matching("type_check") is None
+
+
+def test_explorer_runs_taichi_on_demand_once_per_instantiation(fields):
+    from tistudio.studio.passes_view import PassExplorer
+
+    grid, _ = fields
+    scale(grid, 2.0)
+    entry = only_entry(scale)
+    explorer = PassExplorer()
+    explorer.add(scale, entry)
+    assert explorer.taichi == {}  # nothing runs until the tab asks
+    thread = explorer.run_taichi(0)
+    assert explorer.taichi == {"instance": 0, "state": "running"}
+    thread.join(60)
+    shown = explorer.taichi
+    assert shown["state"] == "done" and shown["error"] == ""
+    ours = [p["name"] for p in explorer.data["passes"]]
+    assert len(shown["match"]) == len(ours)
+    typed = shown["match"][ours.index("type_check")]
+    assert shown["passes"][typed][0] == "Typechecked"
+    assert shown["match"][ours.index("initial IR")] == 0
+    assert explorer.run_taichi(0) is None  # cached

@@ -13,6 +13,7 @@ import difflib
 import inspect
 import pathlib
 import textwrap
+import threading
 from collections import Counter
 from typing import Any
 
@@ -22,6 +23,7 @@ import traitlets
 from tistudio.studio.cfg import cfg_of
 from tistudio.studio.lineage_view import lineage_data, located_assembly
 from tistudio.studio.markup import Markup, element
+from tistudio.studio.taichi_ir import taichi_passes, view_data
 
 STATIC = pathlib.Path(__file__).parent / "static"
 MAX_CODE_CHARS = 400_000  # LLVM IR of a big kernel can run to megabytes; the rest is cut
@@ -179,7 +181,8 @@ def _records(entry: Any) -> list[Any]:
 class PassExplorer(anywidget.AnyWidget):
     """Pass list (time and statement count as bars and sparklines), IR after the selected
     pass, its diff, its control-flow graph, the pass docstring, the Python source, and tabs for
-    LLVM IR, assembly and WGSL; unchanged passes can be hidden, passes and IR searched."""
+    LLVM IR, assembly and WGSL, and Taichi 1.7.4's own IR after its pass of the same name
+    (run on demand); unchanged passes can be hidden, passes and IR searched."""
 
     _esm = explorer_esm()
     _css = STATIC / "studio.css"
@@ -188,17 +191,22 @@ class PassExplorer(anywidget.AnyWidget):
     instance = traitlets.Int(0).tag(sync=True)  # index into `instances`
     data = traitlets.Dict({}).tag(sync=True)  # instance_data() of the selected one
     pass_index = traitlets.Int(-1).tag(sync=True)  # -1: the last pass
-    tab = traitlets.Unicode("ir").tag(sync=True)  # ir | diff | cfg | llvm | asm | wgsl
+    tab = traitlets.Unicode("ir").tag(sync=True)  # ir | diff | cfg | llvm | asm | wgsl | taichi
     hide_unchanged = traitlets.Bool(False).tag(sync=True)
     search = traitlets.Unicode("").tag(sync=True)  # filters the pass list, marks IR text
     cfg = traitlets.Dict({}).tag(sync=True)  # {"instance", "pass", "graph"}: while tab == cfg
     sparks = traitlets.Dict({}).tag(sync=True)  # sparklines() over this kernel's instantiations
     show_source = traitlets.Bool(True).tag(sync=True)
     no_wgsl = traitlets.Unicode(NO_WGSL).tag(sync=True)
+    # Taichi 1.7.4's own passes of the selected instantiation (studio/taichi_ir.py), run when
+    # the Taichi IR tab asks: {"instance", "state": running | done, "passes", "match", "error"}
+    taichi = traitlets.Dict({}).tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._entries: list[tuple[Any, Any]] = []
+        self._taichi: dict[int, dict] = {}  # per instantiation, once run
+        self.on_msg(self._on_msg)
 
     def add(self, kernel: Any, entry: Any, render: bool = True) -> None:
         """A new instantiation; the first one is selected and shown at once, or with `render`
@@ -240,8 +248,35 @@ class PassExplorer(anywidget.AnyWidget):
             self.instance = index
             self.data = data
             self.pass_index = -1
+            self.taichi = self._taichi.get(index, {})
             self._update_sparks()
             self._update_cfg()
+
+    def _on_msg(self, widget: Any, content: dict, buffers: list) -> None:
+        if content.get("kind") == "run_taichi" and content.get("instance") == self.instance:
+            self.run_taichi(self.instance)
+
+    def run_taichi(self, index: int) -> threading.Thread | None:
+        """Run Taichi on instantiation `index` in a thread (it takes seconds); the tab shows
+        "running…" until `taichi` holds its passes. Cached: run once per instantiation."""
+        if index in self._taichi:
+            return None  # done, or running
+        kernel, entry = self._entries[index]
+        names = [record.name for record in _records(entry)]
+        self._taichi[index] = self.taichi = {"instance": index, "state": "running"}
+
+        def work() -> None:
+            try:
+                found = view_data(taichi_passes(kernel, entry), names)
+            except Exception as e:  # noqa: BLE001 - the tab says why, instead of "running…"
+                found = {"error": f"the Taichi run failed: {type(e).__name__}: {e}"}
+            self._taichi[index] = {"instance": index, "state": "done", **found}
+            if self.instance == index:
+                self.taichi = self._taichi[index]
+
+        thread = threading.Thread(target=work, name="tistudio-taichi-ir", daemon=True)
+        thread.start()
+        return thread
 
     def _update_sparks(self) -> None:
         kernel = self._entries[self.instance][0]

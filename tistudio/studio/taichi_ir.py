@@ -168,6 +168,8 @@ def taichi_script(kernel: Any, entry: Any) -> str:
         )
     names = _Names()
     names.collect(fn, skip=set(inspect.signature(fn).parameters))
+    if not hasattr(entry, "facts"):
+        raise Unrecreatable("a compile report does not keep the argument types: call the kernel")
     args = [_argument(facts) for facts in entry.facts]
     lines = [
         "import taichi as _ti",
@@ -180,12 +182,17 @@ def taichi_script(kernel: Any, entry: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _def_source(fn: Any) -> str:
-    """The function's source from its `def` line on (decorators left out), dedented."""
+def _source(fn: Any) -> str:
+    """The function's source, dedented."""
     try:
-        text = textwrap.dedent(inspect.getsource(fn))
+        return textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError) as e:
         raise Unrecreatable(f"the source of {fn.__name__!r} cannot be read ({e})") from e
+
+
+def _def_source(fn: Any) -> str:
+    """The function's source from its `def` line on (decorators left out)."""
+    text = _source(fn)
     node = ast.parse(text).body[0]
     return "\n".join(text.splitlines()[node.lineno - 1 :])
 
@@ -199,7 +206,7 @@ class _Names:
         self.seen: set[str] = set()
 
     def collect(self, fn: Any, skip: set[str]) -> None:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        tree = ast.parse(_source(fn))
         scope = {**inspect.getclosurevars(fn).nonlocals}
         loads = {
             n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
@@ -305,3 +312,15 @@ def _argument(facts: Any) -> str:
     if facts.kind == "runtime" and re.fullmatch(r"[uif]\d+", facts.dtype):
         return "0.0" if facts.dtype.startswith("f") else "0"
     raise Unrecreatable(f"{what} ({facts.text}) cannot be recreated in the Taichi run")
+
+
+def view_data(result: TaichiPasses, our_names: list[str]) -> dict:
+    """What the explorer's Taichi IR tab shows: Taichi's passes, and for each of our passes
+    the index of its match among them (None where Taichi has no pass of that name)."""
+    index = {id(p): i for i, p in enumerate(result.passes)}
+    matches = [result.matching(name) for name in our_names]
+    return {
+        "passes": [[p.name, p.ir] for p in result.passes],
+        "match": [None if m is None else index[id(m)] for m in matches],
+        "error": result.error,
+    }

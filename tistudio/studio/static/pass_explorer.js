@@ -11,7 +11,9 @@
 // draws the control-flow graph of the IR after the selected pass (drawCfg, cfg_view.js, which
 // passes_view.explorer_esm puts before this file). With more than one instantiation of the
 // kernel, each pass shows sparklines of its time and statement count across them.
-// Keyboard: Up/Down or j/k move between (shown) passes, Home/End jump, 1-6 pick a tab.
+// The Taichi IR tab shows Taichi 1.7.4's own IR after its pass of the same name (the model's
+// `taichi`, studio/taichi_ir.py), once its button has asked Python to run Taichi.
+// Keyboard: Up/Down or j/k move between (shown) passes, Home/End jump, 1-7 pick a tab.
 // Plain ES module, no dependencies.
 
 const TABS = [
@@ -21,6 +23,7 @@ const TABS = [
   ["llvm", "LLVM IR"],
   ["asm", "Assembly"],
   ["wgsl", "WGSL"],
+  ["taichi", "Taichi IR"],
 ];
 
 function h(tag, cls, text) {
@@ -140,9 +143,13 @@ function paintPassList(list, passes, selected, view) {
   }
 }
 
-function paintCode(pre, data, pass, tab, noWgsl) {
+function paintCode(pre, data, pass, tab, noWgsl, taichi) {
   pre.replaceChildren();
   pre.dataset.tab = tab;
+  if (tab === "taichi") {
+    taichi();
+    return;
+  }
   if (tab === "ir" || tab === "diff") {
     let n = 0;
     for (const [op, text, src] of pass.diff) {
@@ -158,6 +165,46 @@ function paintCode(pre, data, pass, tab, noWgsl) {
     return;
   }
   text.split("\n").forEach((line, i) => pre.append(codeLine(" ", line, String(i + 1), null)));
+}
+
+// Taichi's IR after the pass matching the selected one (or the Taichi pass picked from the
+// list of Taichi's passes below it), the button that runs Taichi, or why there is none.
+function paintTaichi(pre, model, state, pass) {
+  const taichi = model.get("taichi");
+  const ours = taichi.instance === model.get("instance");
+  if (!ours || taichi.state === "running") {
+    const running = ours && taichi.state === "running";
+    pre.append(h("div", "ti-message", running ? "running Taichi 1.7.4…" : "Taichi's own print_ir of this kernel, pass by pass, next to ours."));
+    if (running) return;
+    const run = pre.appendChild(h("button", "ti-taichi-run", "Run Taichi 1.7.4 on this kernel"));
+    run.onclick = () => model.send({ kind: "run_taichi", instance: model.get("instance") });
+    return;
+  }
+  if (taichi.error) {
+    pre.append(h("div", "ti-message", taichi.error));
+    return;
+  }
+  const picked = state.taichiPick && state.taichiPick.pass === state.index ? state.taichiPick.at : null;
+  const at = picked !== null ? picked : taichi.match[state.index];
+  if (at === null || at === undefined) {
+    pre.append(h("div", "ti-message", `Taichi has no pass named like “${pass.name}”: pick one of Taichi's passes below.`));
+  } else {
+    const [name, ir] = taichi.passes[at];
+    pre.append(h("div", "ti-source-title", `Taichi 1.7.4 after “${name}”` + (picked !== null ? "" : ` (our ${pass.name})`)));
+    ir.split("\n").forEach((line, i) => pre.append(codeLine(" ", line, String(i + 1), null)));
+  }
+  const list = pre.appendChild(h("div", "ti-taichi-passes"));
+  list.style.cssText = "white-space: normal; padding: 8px 12px; line-height: 1.8";
+  list.append(h("span", "ti-muted", "Taichi's passes: "));
+  taichi.passes.forEach(([name], i) => {
+    const link = list.appendChild(h("button", "ti-pass-link" + (i === at ? " active" : ""), name));
+    link.style.cssText = "font: 11px var(--ti-mono); padding: 0 4px; margin: 0 3px 0 0" + (i === at ? "; font-weight: bold; outline: 1px solid #2f74d0" : "");
+    link.onclick = () => {
+      state.taichiPick = { pass: state.index, at: i };
+      pre.replaceChildren();
+      paintTaichi(pre, model, state, pass);
+    };
+  });
 }
 
 function paintSource(pre, source) {
@@ -390,7 +437,7 @@ function paintAll(parts, model, state) {
   paintPassList(parts.list, data.passes, index, { shown, sparks: model.get("sparks") });
   parts.doc.replaceChildren(h("b", "", pass.name), document.createTextNode(" — " + (pass.doc || "(no docstring)")));
   paintTabs(parts, model);
-  paintCode(parts.code, data, pass, model.get("tab"), model.get("no_wgsl"));
+  paintCode(parts.code, data, pass, model.get("tab"), model.get("no_wgsl"), () => paintTaichi(parts.code, model, state, pass));
   linkCode(parts.code, data, index, model.get("tab"));
   const isCfg = model.get("tab") === "cfg";
   parts.code.style.display = isCfg ? "none" : "";
@@ -503,7 +550,7 @@ export default {
       el.dataset.stmt = state.sid === null ? "" : state.sid;
       lineageMarks(parts, model.get("data"), model, state);
     });
-    const names = ["data", "instances", "instance", "pass_index", "tab", "show_source", "hide_unchanged", "search", "cfg", "sparks"];
+    const names = ["data", "instances", "instance", "pass_index", "tab", "show_source", "hide_unchanged", "search", "cfg", "sparks", "taichi"];
     for (const name of names) model.on("change:" + name, schedule);
     draw();
     return () => names.forEach((name) => model.off("change:" + name, schedule));
