@@ -155,24 +155,60 @@ def _divide(a: ti.types.ndarray(dtype=ti.f32, ndim=1), o: ti.types.ndarray(dtype
         o[i, 3] = 1.0 / a[i]
 
 
-def test_kernels_divide_and_take_roots_as_the_cpu_does() -> None:
-    """Through the compiler: `/` by a literal and by a value, `sqrt` and `1 / x` (a kernel's
-    f32 results on the GPU are the CPU's bits, zeros, infinities and NaN included)."""
+def _cpu_and_gpu(a: np.ndarray, fast_math: bool) -> tuple[np.ndarray, np.ndarray]:
+    results = []
+    for arch in (ti.cpu, ti.vulkan):
+        ti.init(arch=arch, offline_cache=False, fast_math=fast_math)
+        o = np.zeros((len(a), 4), np.float32)
+        _divide(a, o)
+        results.append(o)
+    return results[0], results[1]
+
+
+def _operands() -> np.ndarray:
     rng = np.random.default_rng(3)
-    a = np.concatenate(
+    return np.concatenate(
         [
             np.arange(1, 1001, dtype=np.float32),  # 255.0 / 255.0 and the like
             (rng.standard_normal(4000) * 1e3).astype(np.float32),
             np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, 2e-38], np.float32),
         ]
     )
-    results = []
-    for arch in (ti.cpu, ti.vulkan):
-        ti.init(arch=arch, offline_cache=False)
-        o = np.zeros((len(a), 4), np.float32)
-        _divide(a, o)
-        results.append(o)
-    cpu, gpu = results
+
+
+def test_kernels_divide_and_take_roots_as_the_cpu_does() -> None:
+    """Through the compiler, without fast_math: `/` by a literal and by a value, `sqrt` and
+    `1 / x` (a kernel's f32 results on the GPU are the CPU's bits, zeros, infinities and NaN
+    included)."""
+    a = _operands()
+    cpu, gpu = _cpu_and_gpu(a, fast_math=False)
     bad = ~_same_bits(gpu.ravel(), cpu.ravel(), _flushes())
     bad &= ~(np.isnan(gpu.ravel()) & np.isnan(cpu.ravel()))
     assert not bad.any(), _report(np.repeat(a, 4), None, gpu.ravel(), cpu.ravel(), bad)
+
+
+def test_fast_math_divides_by_values_as_the_driver_does_and_by_literals_exactly() -> None:
+    """With fast_math (Taichi's default) a division by a value, `sqrt` and `1 / x` are the
+    driver's (WGSL: within 2.5 ulp; the f64 route cost n-body 6x on an H200), a division by a
+    literal stays IEEE's (`255.0 / 255.0` is 1), and zeros, infinities and NaN are the CPU's."""
+    report = _divide.compile_report
+    for fast_math, divisions in ((True, 1), (False, 3)):  # rounded through f64
+        ti.init(arch=ti.vulkan, offline_cache=False, fast_math=fast_math)
+        a, o = np.ones(4, np.float32), np.zeros((4, 4), np.float32)
+        wgsl = report(a, o).wgsl
+        calls = wgsl.count("ti_div_rn_f32(") - wgsl.count("fn ti_div_rn_f32(")
+        roots = wgsl.count("ti_sqrt_rn_f32(") - wgsl.count("fn ti_sqrt_rn_f32(")
+        assert (calls, bool(roots)) == (divisions, not fast_math), wgsl
+    a = _operands()
+    cpu, gpu = _cpu_and_gpu(a, fast_math=True)
+    bad = ~_same_bits(gpu[:, 0], cpu[:, 0], _flushes()) & ~(
+        np.isnan(gpu[:, 0]) & np.isnan(cpu[:, 0])
+    )
+    assert not bad.any(), _report(a, None, gpu[:, 0], cpu[:, 0], bad)
+    for column in (1, 2, 3):
+        want, got = cpu[:, column], gpu[:, column]
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        assert np.array_equal(got[np.isinf(want)], want[np.isinf(want)])
+        finite = np.isfinite(want) & (np.abs(want) >= np.finfo(np.float32).tiny)
+        ulps = np.abs(got[finite] - want[finite]) / np.spacing(np.abs(want[finite]))
+        assert ulps.max() <= 2.5, (column, ulps.max())

@@ -221,7 +221,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter, SimtEmitter):
                 return
         x = self.value(stmt.operand)
         f64 = self.caps.has("shader-f64")
-        expr = ieee.unary(stmt.op, src, dst, x, f64, trig=not self.fast_math)
+        expr = ieee.unary(stmt.op, src, dst, x, f64, exact=not self.fast_math)
         expr = expr or wgsl.unary(stmt.op, src, dst, x)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} from {src} to {dst}")
@@ -233,7 +233,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter, SimtEmitter):
         a, b = self.value(stmt.lhs), self.value(stmt.rhs)
         if stmt.op in (B.mul, B.div, B.truediv):  # their IEEE spelling for a zero (ieee.py)
             a, b = self.zeros.get(stmt.lhs, a), self.zeros.get(stmt.rhs, b)
-        expr = ieee.binary(stmt.op, dtype, a, b, self.caps.has("shader-f64"))
+        expr = ieee.binary(stmt.op, dtype, a, b, self.caps.has("shader-f64"), self.fast_math)
         expr = expr or wgsl.binary(stmt.op, dtype, a, b)
         if expr is None:
             raise UnsupportedOnBackend(stmt, BACKEND, f"{stmt.op.value} on {dtype}")

@@ -97,19 +97,23 @@ def uncontracted(product: str, dtype: PrimitiveType) -> str:
     return f"select({product}, {wgsl.zero(dtype)}, ti_never)"
 
 
-def binary(op: B, dtype: PrimitiveType, a: str, b: str, f64: bool = False) -> str | None:
+def binary(
+    op: B, dtype: PrimitiveType, a: str, b: str, f64: bool = False, fast: bool = False
+) -> str | None:
     """`a op b` with IEEE semantics, or None where `wgsl.binary` already has them; `f64`: the
-    adapter has `shader-f64`, which f32 division rounds through (`rounding.py`)."""
+    adapter has `shader-f64`, which f32 division rounds through (`rounding.py`); `fast`
+    (`fast_math`): a division by a value that is not a literal is the driver's (see
+    `_division`)."""
     if not dtype.is_float:
         return None
     if op.is_comparison:
         return _compare(op, dtype, a, b)
     if dtype.name == "f16" and op in (B.add, B.mul, B.sub, B.div, B.truediv):
-        return _f16_binary(op, a, b, f64)
+        return _f16_binary(op, a, b, f64, fast)
     if dtype.name != "f16" and (op is B.mul or (op is B.sub and a == b)):
         return _folded_to_zero(op, dtype, a, b)
     if dtype.name != "f16" and op in (B.div, B.truediv):
-        return _division(dtype, a, b, f64)
+        return _division(dtype, a, b, f64, fast)
     if dtype.name != "f16" and op is B.sub and not _LITERAL.fullmatch(b):
         # a + (-b) is a - b in IEEE; with the sign flipped on the bits, drivers cannot cancel
         # `(x + y) - x` to y, or `x + (-x)` to 0
@@ -123,26 +127,30 @@ def binary(op: B, dtype: PrimitiveType, a: str, b: str, f64: bool = False) -> st
     return None
 
 
-def _f16_binary(op: B, a: str, b: str, f64: bool) -> str | None:
+def _f16_binary(op: B, a: str, b: str, f64: bool, fast: bool = False) -> str | None:
     """f16 `+ - * /`: in f32, with the f32 rules for NaN, zeros and signs, rounded back
     (`wgsl.through_f32`: f32 holds the exact result, so the bits are f16's)."""
     a32, b32 = _as_f32(a), _as_f32(b)
-    wide = binary(op, _F32, a32, b32, f64) or wgsl.binary(op, _F32, a32, b32)
+    wide = binary(op, _F32, a32, b32, f64, fast) or wgsl.binary(op, _F32, a32, b32)
     return wgsl.through_f32(wide)
 
 
-def _division(dtype: PrimitiveType, a: str, b: str, f64: bool) -> str | None:
+def _division(dtype: PrimitiveType, a: str, b: str, f64: bool, fast: bool = False) -> str | None:
     """`a / b` where drivers fold: `0.0 / x`, `x / x` and, once NVIDIA's driver's own CSE
     finds two operands equal, any `x / y` (NaN / NaN gave 1): a divisor it cannot see through
     keeps the division. An f32 quotient is rounded once through f64 where the adapter has it
     (`rounding.py`: NVIDIA's was 2.5 ulp off), unless the divisor is a literal power of two;
-    a literal zero divisor is `wgsl.py`'s (`x / 0.0` spelled out)."""
+    a literal zero divisor is `wgsl.py`'s (`x / 0.0` spelled out). With `fast` (`fast_math`,
+    Taichi's default) a divisor that is not a literal gets the driver's quotient, within
+    WGSL's 2.5 ulp: the f64 route cost n-body, a division per pair, 6x on an H200. A literal
+    divisor keeps the rounded quotient (`a / 255.0` stays exact: `u8(255 / 255.0)` is 1)."""
     if _ZERO_LITERAL.fullmatch(a):
         return _zero_divided(dtype, a, b)
     if a == b and not _LITERAL.fullmatch(a):
         return _self_divided(dtype, a)
     rounded = f64 and dtype.name == "f32"
     if not _FINITE_LITERAL.fullmatch(b):
+        rounded = rounded and not fast
         by_zero = _divided_by_zero(dtype, a, b)
         hidden = uncontracted(b, dtype)
         quotient = f"ti_div_rn_f32({a}, {hidden})" if rounded else f"{a} / {hidden}"
@@ -253,14 +261,15 @@ def is_nan(dtype: PrimitiveType, x: str) -> str:
 
 
 def unary(
-    op: U, src: PrimitiveType, dst: PrimitiveType, x: str, f64: bool = False, trig: bool = False
+    op: U, src: PrimitiveType, dst: PrimitiveType, x: str, f64: bool = False, exact: bool = False
 ) -> str | None:
     """`op x` with IEEE semantics, or None where `wgsl.unary` already has them; `f64`: the
-    adapter has `shader-f64`, which f32 `sqrt` and reciprocals round through (`rounding.py`),
-    and `trig` (without fast_math) f32 `sin`, `cos` and `tan` too."""
+    adapter has `shader-f64`, which `exact` (without fast_math) f32 `sqrt`, reciprocals
+    (rounded: `rounding.py`), `sin`, `cos` and `tan` go through; with fast_math they are the
+    driver's, as a division by a variable is (`_division`)."""
     if not src.is_float:
         return None
-    if op in (U.sin, U.cos, U.tan) and src.name == "f32" and f64 and trig:
+    if op in (U.sin, U.cos, U.tan) and src.name == "f32" and f64 and exact:
         return f"ti_{op.value}_ieee_f32({x})"
     if op is U.cast_value and dst.kind == "bool":  # NaN is true, as in C
         return f"({x} != {wgsl.zero(src)} || {is_nan(src, x)})"
@@ -271,7 +280,7 @@ def unary(
         return f"neg_{wgsl.WGSL_TYPE[src.name]}({x})"
     if op is U.sgn:
         return f"select(sign({x}), {wgsl.zero(src)}, {is_nan(src, x)})"
-    if f64 and op in (U.sqrt, U.rsqrt, U.inv, U.rcp) and src.name in ("f16", "f32"):
+    if f64 and exact and op in (U.sqrt, U.rsqrt, U.inv, U.rcp) and src.name in ("f16", "f32"):
         return _rounded_unary(op, src, x)
     return None
 
