@@ -162,6 +162,7 @@ def test_a_tree_reduction_without_atomics(gpu):
 def test_block_dim_sets_the_workgroup_and_thread_idx(gpu, block):
     n = 4 * block
     idx = ti.field(ti.i32, shape=n)
+    gidx = ti.field(ti.i32, shape=n)
     plain = ti.field(ti.i32, shape=n)
 
     @ti.kernel
@@ -169,6 +170,7 @@ def test_block_dim_sets_the_workgroup_and_thread_idx(gpu, block):
         ti.loop_config(block_dim=block)
         for i in range(n):
             idx[i] = ti.simt.block.thread_idx()
+            gidx[i] = ti.simt.block.global_thread_idx()
 
     @ti.kernel
     def no_simt():
@@ -179,6 +181,7 @@ def test_block_dim_sets_the_workgroup_and_thread_idx(gpu, block):
     write_ids()
     no_simt()
     np.testing.assert_array_equal(idx.to_numpy(), np.arange(n) % block)
+    np.testing.assert_array_equal(gidx.to_numpy(), np.arange(n))  # one index per invocation
     assert f"@workgroup_size({block})" in write_ids.compile_report().wgsl
     assert f"@workgroup_size({block})" in no_simt.compile_report().wgsl  # not 64 for 128 items
     np.testing.assert_array_equal(plain.to_numpy(), np.arange(n))
