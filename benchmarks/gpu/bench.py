@@ -27,6 +27,7 @@ REPS = 20
 N = int(__import__("os").environ.get("BENCH_N", 100_000_000))
 SIDE = int(__import__("os").environ.get("BENCH_SIDE", 8192))
 BODIES = int(__import__("os").environ.get("BENCH_BODIES", 8192))
+TILE = int(__import__("os").environ.get("BENCH_TILE", 128))  # bodies per shared tile
 
 
 def timed(fn, sync, reps=REPS):
@@ -175,7 +176,7 @@ def stencil_two_trees(ti, framework, a, want):
     report(framework, case, batched, best, 8 * SIDE * SIDE, abs(c[5, 7] - want) < 1e-5)
 
 
-def nbody(ti, framework):
+def nbody(ti, framework):  # noqa: C901 - the plain and the tiled kernel, side by side
     px, py, pz = (ti.field(ti.f32, shape=BODIES) for _ in range(3))
     vx, vy, vz = (ti.field(ti.f32, shape=BODIES) for _ in range(3))
 
@@ -201,18 +202,54 @@ def nbody(ti, framework):
             vy[i] += ay * 1e-3
             vz[i] += az * 1e-3
 
+    tile = TILE
+
+    @ti.kernel
+    def forces_tiled():
+        # the classic CUDA n-body: each workgroup stages `tile` bodies at a time in workgroup
+        # memory (Taichi's manual form, ti.simt.block), every invocation reads them from there
+        ti.loop_config(block_dim=tile)
+        for i in range(BODIES):
+            pad = ti.simt.block.SharedArray((3, tile), ti.f32)
+            t = ti.simt.block.thread_idx()
+            xi, yi, zi = px[i], py[i], pz[i]
+            ax, ay, az = 0.0, 0.0, 0.0
+            for k in range(BODIES // tile):
+                pad[0, t] = px[k * tile + t]
+                pad[1, t] = py[k * tile + t]
+                pad[2, t] = pz[k * tile + t]
+                ti.simt.block.sync()
+                for j in range(tile):
+                    dx, dy, dz = pad[0, j] - xi, pad[1, j] - yi, pad[2, j] - zi
+                    r2 = dx * dx + dy * dy + dz * dz + 0.01
+                    inv = 1.0 / (r2 * ti.sqrt(r2))
+                    ax += dx * inv
+                    ay += dy * inv
+                    az += dz * inv
+                ti.simt.block.sync()
+            vx[i] += ax * 1e-3
+            vy[i] += ay * 1e-3
+            vz[i] += az * 1e-3
+
     init()
-    batched, best = timed(forces, ti.sync, reps=5)
-    interactions = BODIES * BODIES / (batched * 1e-3)
-    report(
-        framework,
-        f"n-body {BODIES}",
-        batched,
-        best,
-        0,
-        np.isfinite(vx.to_numpy()).all(),
-        ginteractions_per_s=round(interactions / 1e9, 2),
-    )
+    for name, kernel in (
+        (f"n-body {BODIES}", forces),
+        (f"n-body {BODIES} (shared tiles of {tile})", forces_tiled),
+    ):
+        vx.fill(0)
+        batched, best = timed(kernel, ti.sync, reps=5)
+        interactions = BODIES * BODIES / (batched * 1e-3)
+        got = vx.to_numpy()
+        report(
+            framework,
+            name,
+            batched,
+            best,
+            0,
+            np.isfinite(got).all(),
+            ginteractions_per_s=round(interactions / 1e9, 2),
+            vx_sum=float(np.abs(got).sum()),
+        )
 
 
 def sparse(ti, framework, kind):
@@ -331,6 +368,9 @@ def main():
     if os.environ.get("BENCH_ONLY") == "sparse":  # the sparse cases alone (issue #28)
         for kind in ("pointer", "bitmasked"):
             sparse(ti, framework, kind)
+        return
+    if os.environ.get("BENCH_ONLY") == "nbody":  # the n-body cases alone (issue #31)
+        nbody(ti, framework)
         return
     run_programs(ti, framework)
 
