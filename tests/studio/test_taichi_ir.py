@@ -4,10 +4,13 @@ order and matched with ours by name."""
 
 from __future__ import annotations
 
+import sys
+
+import numpy as np
 import pytest
 
 import tistudio as ti
-from tistudio.studio.taichi_ir import TAICHI_NAMES, taichi_passes, taichi_script
+from tistudio.studio.taichi_ir import TAICHI_NAMES, run_script, taichi_passes, taichi_script
 
 pytest.importorskip("taichi")
 
@@ -21,6 +24,7 @@ class Opaque:
 
 
 opaque = Opaque()
+arrows = None  # a vector field, made once ti.init has run
 
 
 @ti.func
@@ -137,3 +141,59 @@ def test_explorer_runs_taichi_on_demand_once_per_instantiation(fields):
     assert shown["passes"][typed][0] == "Typechecked"
     assert shown["match"][ours.index("initial IR")] == 0
     assert explorer.run_taichi(0) is None  # cached
+
+
+LONG = 1 << 20  # far more elements than the stand-in ndarray has: the kernel must not launch
+
+
+@ti.kernel
+def norms(out: ti.types.ndarray(), n: ti.template(), w: ti.f32):
+    for i in range(n):
+        p = arrows[i % 8] * w
+        out[i] = p.norm()
+
+
+@ti.kernel
+def total(a: ti.template()) -> ti.f32:
+    s = 0.0
+    for i in a:
+        s += a[i]
+    return s
+
+
+def test_ndarray_value_and_vector_field_compile_without_launching(fields):
+    global arrows
+    arrows = ti.Vector.field(3, ti.f32, shape=8)
+    norms(np.zeros(LONG, np.float32), LONG, 2.0)
+    entry = only_entry(norms)
+    script = taichi_script(norms, entry)
+    assert "zeros((2,), dtype='float32')" in script and f"{LONG}, 0.0)" in script
+    assert "arrows = _ti.Vector.field(3, _ti.f32, shape=(8,))" in script
+    result = taichi_passes(norms, entry)
+    assert result.error == ""
+    assert result.matching("scalarize").name == "Scalarized"
+    assert "sqrt" in result.matching("type_check").ir
+    assert f"range((cast_value<i32> 0), (cast_value<i32> {LONG}))" in result.passes[0].ir
+
+
+def test_each_task_of_a_multi_task_kernel_in_one_pass(fields):
+    _, line = fields
+    total(line)
+    result = taichi_passes(total, only_entry(total))
+    assert result.error == ""
+    assert result.names.count("Start offload_to_executable") == 1
+    lowered = result.matching("lower_access").ir
+    assert [x for x in lowered.splitlines() if x.startswith("# task")] == [
+        "# task 1 of 3",
+        "# task 2 of 3",
+        "# task 3 of 3",
+    ]
+    assert "atomic add" in lowered  # the reduction's task
+
+
+def test_without_taichi_the_reason_says_how_to_install_it(fields):
+    _, line = fields
+    shift(line)
+    script = taichi_script(shift, only_entry(shift))
+    result = run_script(script, "shift", python=(sys.executable, "-S"))  # no site-packages
+    assert result.error == "Taichi is not installed (pip install taichi==1.7.4)"

@@ -7,7 +7,8 @@ arguments of the types it was compiled for), runs it with real Taichi and `print
 subprocess (Taichi loads its own LLVM and takes seconds: never in the user's kernel process),
 and parses what Taichi prints: the IR after each pass on stdout, the pass names on stderr (its
 log), one for one. `TAICHI_NAMES` pairs our pass names with Taichi's where they match.
-Runtime scalars are passed as zeros: the IR does not depend on their values.
+Runtime scalars are passed as zeros and ndarrays as two elements per axis: the IR does not depend
+on their values, and the script compiles the kernel without launching it.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ TAICHI_NAMES: dict[str, str] = {
     "initial IR": "Initial IR",
     "lower_ast": "Lowered",
     "type_check": "Typechecked",
-    "scalarize": "Scalarized",  # Taichi prints it only where something was scalarized
+    # Taichi 1.7.4 prints "Scalarized" only for a kernel with vectors, and last of all, after
+    # its DIE: same name, but not the same place in the pipeline as ours (after type_check)
+    "scalarize": "Scalarized",
     # Taichi runs full_simplify where we run a simplify group: "Simplified I" is the IR after
     # its first group, the one between type checking and offloading, as ours is
     "simplify I": "Simplified I",
@@ -52,6 +55,7 @@ TAICHI_NAMES: dict[str, str] = {
     "simplify II": "Simplified IV",
 }
 GROUP = re.compile(r"\((simplify [IV]+)\)$")  # a simplify sub-pass: "alg_simp (simplify I)"
+TASK_START = "Start offload_to_executable"  # Taichi's title before it compiles one task
 TITLE = re.compile(r"@\d+\] \[(?P<kernel>[^\]]+)\] (?P<title>.*):\s*$")  # Taichi's log line
 
 
@@ -94,15 +98,21 @@ def taichi_passes(kernel: Any, entry: Any, timeout: float = TIMEOUT_S) -> Taichi
     return run_script(script, kernel.fn.__name__, timeout)
 
 
-def run_script(script: str, kernel_name: str, timeout: float = TIMEOUT_S) -> TaichiPasses:
-    """Run a Taichi script in a subprocess; the passes of kernel `kernel_name` it printed."""
+def run_script(
+    script: str,
+    kernel_name: str,
+    timeout: float = TIMEOUT_S,
+    python: tuple[str, ...] = (sys.executable,),
+) -> TaichiPasses:
+    """Run a Taichi script in a subprocess of `python` (this interpreter); the passes of kernel
+    `kernel_name` it printed."""
     env = {**os.environ, "TI_LOG_LEVEL": "info"}  # the pass titles are info lines
     with tempfile.TemporaryDirectory(prefix="tistudio-taichi-") as folder:
         path = pathlib.Path(folder) / "kernel.py"  # Taichi reads a kernel's source from its file
         path.write_text(script, encoding="utf-8")
         try:
             done = subprocess.run(
-                [sys.executable, str(path)],
+                [*python, str(path)],
                 capture_output=True,
                 text=True,
                 timeout=timeout,
@@ -138,7 +148,25 @@ def parse_output(stdout: str, stderr: str, kernel_name: str) -> TaichiPasses:
     )
     if not passes:
         return TaichiPasses(error=f"Taichi printed no IR for the kernel {kernel_name!r}")
-    return TaichiPasses(passes)
+    return TaichiPasses(merge_tasks(passes))
+
+
+def merge_tasks(passes: tuple[TaichiPass, ...]) -> tuple[TaichiPass, ...]:
+    """Taichi's CPU back end runs the passes after offloading once per offloaded task, each
+    printing that task alone; ours run on the whole kernel. One pass per title (and per run of
+    that title within a task), its IR the tasks' IRs in order, each headed `# task k of n`."""
+    starts = [i for i, p in enumerate(passes) if p.name == TASK_START]
+    if len(starts) < 2:
+        return passes
+    tasks = [passes[a:b] for a, b in zip(starts, [*starts[1:], len(passes)], strict=True)]
+    merged: dict[tuple[str, int], list[str]] = {}
+    for k, task in enumerate(tasks):
+        seen: dict[str, int] = {}
+        for p in task:
+            run = seen[p.name] = seen.get(p.name, -1) + 1
+            merged.setdefault((p.name, run), []).append(f"# task {k + 1} of {len(tasks)}\n{p.ir}")
+    after = tuple(TaichiPass(name, "\n".join(irs)) for (name, _), irs in merged.items())
+    return passes[: starts[0]] + after
 
 
 def ir_blocks(stdout: str) -> list[str]:
@@ -177,9 +205,31 @@ def taichi_script(kernel: Any, entry: Any) -> str:
         *names.lines,
         *(f"@_ti.func\n{source}" for source in names.funcs),
         f"@_ti.kernel\n{_def_source(fn)}",
+        COMPILE_ONLY,
         f"{fn.__name__}({', '.join(args)})",
     ]
     return "\n".join(lines) + "\n"
+
+
+# Taichi compiles a kernel when it launches it (kernel_impl.py: prog.compile_kernel, then
+# prog.launch_kernel): the script's Program launches nothing, so arguments that only stand in
+# for the user's (an ndarray of two elements where the kernel indexes more) are never touched.
+COMPILE_ONLY = """
+class _CompileOnly:
+    def __init__(self, prog):
+        self._prog = prog
+
+    def __getattr__(self, name):
+        return getattr(self._prog, name)
+
+    def launch_kernel(self, *args):
+        pass
+
+
+_runtime = _ti.lang.impl.get_runtime()
+_runtime.materialize()
+_runtime.prog = _CompileOnly(_runtime.prog)
+"""
 
 
 def _source(fn: Any) -> str:
