@@ -21,6 +21,8 @@ from typing import ClassVar
 
 from tistudio.ir.stmt import Stmt
 
+__all__ = ["BlockBarrier", "SharedArray", "SharedLoad", "SharedStore", "ThreadIdx"]
+
 # --- mid-end statements ---------------------------------------------------------------------
 
 

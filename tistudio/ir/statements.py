@@ -23,13 +23,7 @@ from tistudio.ir.ad_stack import (  # noqa: F401 - re-exported: statement kinds 
 from tistudio.ir.calls import FuncCall  # noqa: F401 - re-exported, like the autodiff stacks
 from tistudio.ir.ops import AtomicOpType, BinaryOpType, TaskType, TernaryOpType, UnaryOpType
 from tistudio.ir.schedule import Schedule
-from tistudio.ir.simt import (  # noqa: F401 - re-exported: ti.simt.block's statements
-    BlockBarrier,
-    SharedArray,
-    SharedLoad,
-    SharedStore,
-    ThreadIdx,
-)
+from tistudio.ir.simt import *  # noqa: F403 - re-exported: ti.simt.block's statements
 from tistudio.ir.snode import SNode
 from tistudio.ir.snode_ops import (  # noqa: F401 - re-exported
     GetAddr,

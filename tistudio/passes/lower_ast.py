@@ -10,9 +10,6 @@ Types come from the frontend; `type_check` inserts the casts they imply.
 
 from __future__ import annotations
 
-import math
-
-from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.ir import frontend as fe
 from tistudio.ir.ops import BinaryOpType, UnaryOpType
 from tistudio.ir.statements import (
@@ -21,7 +18,6 @@ from tistudio.ir.statements import (
     Assert,
     AtomicOp,
     BinaryOp,
-    BlockBarrier,
     Break,
     Const,
     Continue,
@@ -42,22 +38,18 @@ from tistudio.ir.statements import (
     Rand,
     RangeFor,
     Return,
-    SharedArray,
-    SharedLoad,
-    SharedStore,
     StructFor,
     TernaryOp,
-    ThreadIdx,
     UnaryOp,
     While,
 )
 from tistudio.ir.stmt import Block, Kernel, Stmt
 from tistudio.ir.types import PointerType, i32, u1
-from tistudio.passes import lower_snode_ops, ndrange
+from tistudio.passes import lower_simt, lower_snode_ops, ndrange
 from tistudio.passes.context import PassContext
 
 
-class _Lowerer:
+class _Lowerer(lower_simt.SimtLowering):
     def __init__(self, arch: str = "cpu") -> None:
         self.arch = arch  # the shape of ndrange loops depends on it (see passes/ndrange.py)
         self.vars: dict[fe.Identifier | fe.FrontendSharedArray, Stmt] = {}
@@ -91,22 +83,11 @@ class _Lowerer:
         if s.init is not None:
             self.add(LocalStore(alloca, self.expr(s.init)), s.loc)
 
-    def lower_FrontendAssign(self, s: fe.FrontendAssign) -> None:
+    def lower_assign(self, s: fe.FrontendAssign) -> None:  # via SimtLowering.lower_FrontendAssign
         value = self.expr(s.rhs)
-        if isinstance(s.lhs, fe.SharedIndexExpr):
-            index = self.expr(s.lhs.index)
-            if value.ret_type != s.lhs.dtype:  # stored as the array's type, as Taichi does
-                cast = UnaryOp(UnaryOpType.cast_value, value, ret_type=s.lhs.dtype)
-                value = self.add(cast, s.loc)
-            self.add(SharedStore(self.vars[s.lhs.array], index, value), s.loc)
-            return
         ptr = self.address(s.lhs)
         store = LocalStore if isinstance(s.lhs, (fe.IdExpr, fe.MatrixPtrExpr)) else GlobalStore
         self.add(store(ptr, value), s.loc)
-
-    def lower_FrontendSharedArray(self, s: fe.FrontendSharedArray) -> None:
-        size = math.prod(s.shape)
-        self.vars[s] = self.add(SharedArray(size, ret_type=PointerType(s.dtype)), s.loc)
 
     def lower_FrontendExprStmt(self, s: fe.FrontendExprStmt) -> None:
         self.expr(s.expr)
@@ -143,7 +124,7 @@ class _Lowerer:
     def lower_FrontendPrint(self, s: fe.FrontendPrint) -> None:
         self.add(Print(s.template, [self.expr(a) for a in s.args]), s.loc)
 
-    def lower_FrontendFor(self, s: fe.FrontendFor) -> None:
+    def lower_loop(self, s: fe.FrontendFor) -> None:  # via SimtLowering.lower_FrontendFor
         depth = len(self.out)
         if s.snode is not None:
             loop: Stmt = self.add(StructFor(s.snode.parent if s.snode.dtype else s.snode), s.loc)
@@ -156,9 +137,7 @@ class _Lowerer:
             loop = ndrange.lower(self, s)  # its loops; one open block per loop on self.out
         else:
             begin, end = self.expr(s.begin), self.expr(s.end)
-            loop = self.add(
-                RangeFor(begin, end, serialize=not s.parallel, block_dim=s.block_dim), s.loc
-            )
+            loop = self.add(RangeFor(begin, end, serialize=not s.parallel), s.loc)
             self.out.append(loop.body)
             self.loop_vars[id(s.loop_var_exprs[0])] = self.add(
                 LoopIndex(loop, 0, ret_type=i32), s.loc
@@ -232,15 +211,6 @@ class _Lowerer:
     expr_ExternalIndexExpr = expr_FieldIndexExpr  # a field's element or an ndarray's
     expr_SNodeOpExpr = lower_snode_ops.expr_snode_op  # ti.activate, ti.is_active, ...
 
-    def expr_SharedIndexExpr(self, e: fe.SharedIndexExpr) -> Stmt:
-        index = self.expr(e.index)
-        return self.add(SharedLoad(self.vars[e.array], index, ret_type=e.dtype), e.loc)
-
-    def expr_SimtExpr(self, e: fe.SimtExpr) -> Stmt:
-        if e.kind == "sync":
-            return self.add(BlockBarrier(), e.loc)
-        return self.add(ThreadIdx(e.kind, ret_type=i32), e.loc)
-
     def expr_ExternalShapeExpr(self, e: fe.ExternalShapeExpr) -> Stmt:
         return self.add(ExternalTensorShape(e.arg_id, e.axis, ret_type=i32), e.loc)
 
@@ -250,14 +220,7 @@ class _Lowerer:
     def expr_FuncCallExpr(self, e: fe.FuncCallExpr) -> Stmt:
         return self.add(FuncCall(e.func, [self.expr(a) for a in e.args], ret_type=e.dtype), e.loc)
 
-    def expr_AtomicOpExpr(self, e: fe.AtomicOpExpr) -> Stmt:
-        if isinstance(e.dest, fe.SharedIndexExpr):
-            raise TaichiSyntaxError(
-                "an atomic update (+=, ti.atomic_add, ...) of a ti.simt.block.SharedArray "
-                "element is not supported yet; write each element from one invocation and "
-                "combine after ti.simt.block.sync()",
-                e.loc,
-            )
+    def atomic(self, e: fe.AtomicOpExpr) -> Stmt:  # via SimtLowering.expr_AtomicOpExpr
         val = self.expr(e.val)
         dest = self.address(e.dest)
         return self.add(AtomicOp(e.op, dest, val, ret_type=e.dtype), e.loc)

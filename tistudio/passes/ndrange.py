@@ -56,7 +56,7 @@ def lower(lowerer: Any, s: fe.FrontendFor) -> Stmt:
     total = extents[0]
     for ext in extents[1:flat_axes]:
         total = add(BinaryOp(BinaryOpType.mul, total, ext, ret_type=i32), s.loc)
-    loop = add(RangeFor(zero, total, serialize=not s.parallel, block_dim=s.block_dim), s.loc)
+    loop = add(RangeFor(zero, total, serialize=not s.parallel), s.loc)
     lowerer.out.append(loop.body)
     flat = add(LoopIndex(loop, 0, ret_type=i32), s.loc)
     for k in reversed(range(flat_axes)):
