@@ -284,3 +284,14 @@ def test_the_ir_shows_shared_arrays_barriers_and_thread_indices(gpu):
     np.testing.assert_array_equal(
         out.to_numpy(), (np.arange(128) - np.arange(128) % 64 + 63 - np.arange(128) % 64) * 0.5
     )
+
+
+def test_the_ir_interpreter_refuses_simt_statements():
+    """The interpreter runs one invocation at a time: no workgroup to share with or wait for."""
+    from tistudio.ir.interpreter import Interpreter
+    from tistudio.ir.parser import parse_ir
+
+    for line in ("<*f32> $1 = shared array [64]", "$1 : block barrier"):
+        kernel = parse_ir(f"kernel {{\n  <i32> $0 = const 1\n  {line}\n}}")
+        with pytest.raises(NotImplementedError, match=r"need the GPU back end \(arch=ti.gpu\)"):
+            Interpreter(kernel, [], []).run()
