@@ -197,3 +197,38 @@ def test_without_taichi_the_reason_says_how_to_install_it(fields):
     script = taichi_script(shift, only_entry(shift))
     result = run_script(script, "shift", python=(sys.executable, "-S"))  # no site-packages
     assert result.error == "Taichi is not installed (pip install taichi==1.7.4)"
+
+
+@ti.kernel
+def square(a: ti.template()):
+    for i in a:
+        a[i] = a[i] * a[i]
+
+
+def test_an_autodiff_twin_gives_the_reason(fields):
+    values = ti.field(ti.f32, shape=4, needs_grad=True)
+    square.grad(values)
+    result = taichi_passes(square.grad, only_entry(square.grad))
+    assert result.error == (
+        "square.grad is the reverse-mode autodiff twin of square: "
+        "the Taichi run compiles kernels as written only"
+    )
+
+
+@ti.data_oriented
+class Grid:
+    def __init__(self) -> None:
+        self.cells = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def clear(self):
+        for i in self.cells:
+            self.cells[i] = 0.0
+
+
+def test_a_kernel_of_a_class_gives_the_reason(fields):
+    grid = Grid()
+    grid.clear()
+    kernel = vars(Grid)["clear"]
+    result = taichi_passes(kernel, only_entry(kernel))
+    assert result.error == "a kernel of a class (its `self`) cannot be recreated in the Taichi run"

@@ -194,6 +194,12 @@ def taichi_script(kernel: Any, entry: Any) -> str:
         raise Unrecreatable(
             "a kernel of a class (its `self`) cannot be recreated in the Taichi run"
         )
+    mode = getattr(kernel, "autodiff_mode", "none")
+    if mode != "none":
+        raise Unrecreatable(
+            f"{kernel.__name__} is the {mode}-mode autodiff twin of {fn.__name__}: "
+            "the Taichi run compiles kernels as written only"
+        )
     names = _Names()
     names.collect(fn, skip=set(inspect.signature(fn).parameters))
     if not hasattr(entry, "facts"):
