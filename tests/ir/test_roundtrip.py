@@ -58,6 +58,7 @@ SAMPLES = {
     "SharedArray": "<*f32> $1 = shared array [64]",
     "SharedLoad": "<f32> $1 = shared load $0[$0]",
     "SharedStore": "$1 : shared store $0[$0] <- $0",
+    "SharedAtomic": "<i32> $1 = shared atomic add($0[$0], $0)",
     "BlockBarrier": "$1 : block barrier",
     "ThreadIdx": '<i32> $1 = thread index "local"',
 }

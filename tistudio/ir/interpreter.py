@@ -372,7 +372,7 @@ class Interpreter:
             f"(arch=ti.gpu); the IR interpreter runs one invocation at a time{where}"
         )
 
-    run_SharedArray = run_SharedLoad = run_SharedStore = run_simt
+    run_SharedArray = run_SharedLoad = run_SharedStore = run_SharedAtomic = run_simt
     run_BlockBarrier = run_ThreadIdx = run_simt
 
     # --- control flow -----------------------------------------------------------------------

@@ -19,9 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from tistudio.ir.ops import AtomicOpType
 from tistudio.ir.stmt import Stmt
 
-__all__ = ["BlockBarrier", "SharedArray", "SharedLoad", "SharedStore", "ThreadIdx"]
+__all__ = ["BlockBarrier", "SharedArray", "SharedAtomic", "SharedLoad", "SharedStore", "ThreadIdx"]
 
 # --- mid-end statements ---------------------------------------------------------------------
 
@@ -58,6 +59,21 @@ class SharedStore(Stmt):
     operand_fields: ClassVar = ("array", "index", "value")
     syntax: ClassVar = "shared store {array}[{index}] <- {value}"
     is_void: ClassVar = True
+    has_side_effects: ClassVar = True
+
+
+@dataclass(eq=False)
+class SharedAtomic(Stmt):
+    """Atomic read-modify-write of element `index` of `array` with `val`; the value is what
+    the element held before (`s[0] += v` in a kernel, as on a field)."""
+
+    op: AtomicOpType
+    array: Stmt
+    index: Stmt
+    val: Stmt
+
+    operand_fields: ClassVar = ("array", "index", "val")
+    syntax: ClassVar = "shared atomic {op}({array}[{index}], {val})"
     has_side_effects: ClassVar = True
 
 

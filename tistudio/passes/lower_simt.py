@@ -4,7 +4,8 @@ A `ti.simt.block.SharedArray` becomes a `shared array` statement, each element r
 a `shared load` or `shared store` of a flat index; `sync()` becomes a `block barrier`, and
 `thread_idx()` a `thread index` (statements of `ir/simt.py`). `ti.loop_config(block_dim=B)`
 travels on the parallel `RangeFor` (and `offload` puts it on the task). An atomic update of a
-shared element is refused here: WGSL would need the whole array to be `atomic<T>`.
+shared element (`s[0] += v`) is a `shared atomic`, on i32 and u32 only: WGSL's workgroup
+atomics (the back end then makes the whole array `atomic<T>`).
 """
 
 from __future__ import annotations
@@ -14,18 +15,19 @@ from typing import Any
 
 from tistudio.frontend.errors import TaichiSyntaxError
 from tistudio.ir import frontend as fe
-from tistudio.ir.ops import UnaryOpType
+from tistudio.ir.ops import AtomicOpType, UnaryOpType
 from tistudio.ir.statements import (
     BlockBarrier,
     RangeFor,
     SharedArray,
+    SharedAtomic,
     SharedLoad,
     SharedStore,
     ThreadIdx,
     UnaryOp,
 )
 from tistudio.ir.stmt import Stmt
-from tistudio.ir.types import PointerType, i32
+from tistudio.ir.types import PointerType, i32, u32
 
 
 class SimtLowering:
@@ -65,11 +67,19 @@ class SimtLowering:
         return self.add(stmt, e.loc)
 
     def expr_AtomicOpExpr(self, e: fe.AtomicOpExpr) -> Stmt:
-        if isinstance(e.dest, fe.SharedIndexExpr):
+        if not isinstance(e.dest, fe.SharedIndexExpr):
+            return self.atomic(e)
+        if e.dest.dtype not in (i32, u32) or e.op is AtomicOpType.mul:
             raise TaichiSyntaxError(
-                "an atomic update (+=, ti.atomic_add, ...) of a ti.simt.block.SharedArray "
-                "element is not supported yet; write each element from one invocation and "
-                "combine after ti.simt.block.sync()",
+                f"an atomic {e.op.value} (+=, ti.atomic_add, ...) of a {e.dest.dtype} "
+                "ti.simt.block.SharedArray element is not supported: WGSL has workgroup "
+                "atomics on i32 and u32 only (add, sub, min, max, and, or, xor); write each "
+                "element from one invocation and combine after ti.simt.block.sync()",
                 e.loc,
             )
-        return self.atomic(e)
+        val = self.expr(e.val)
+        if val.ret_type != e.dest.dtype:
+            val = self.add(UnaryOp(UnaryOpType.cast_value, val, ret_type=e.dest.dtype), e.loc)
+        index = self.expr(e.dest.index)
+        atomic = SharedAtomic(e.op, self.vars[e.dest.array], index, val, ret_type=e.dest.dtype)
+        return self.add(atomic, e.loc)

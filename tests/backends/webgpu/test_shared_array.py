@@ -109,24 +109,49 @@ def test_an_integer_tiled_sum_over_all_elements_is_exact(gpu):
     np.testing.assert_array_equal(out.to_numpy(), want + np.arange(N))
 
 
-def test_an_atomic_update_of_a_shared_element_is_refused(gpu):
-    """`s[0] += v` is an atomic in Taichi; WGSL would need `atomic<i32>` elements."""
-    out = ti.field(ti.i32, shape=B)
+def test_atomic_updates_of_shared_elements_are_workgroup_atomics(gpu):
+    """`s[0] += t` from every invocation: the workgroup's sum of 0..B-1, in each workgroup
+    (the array becomes atomic<i32>); its other elements still read and write."""
+    out = ti.field(ti.i32, shape=N)
+    old = ti.field(ti.i32, shape=N)
+
+    @ti.kernel
+    def atomic_add():
+        ti.loop_config(block_dim=B)
+        for i in range(N):
+            t = ti.simt.block.thread_idx()
+            s = ti.simt.block.SharedArray((B,), ti.i32)
+            s[t] = t
+            ti.simt.block.sync()
+            s[0] += t
+            old[i] = ti.atomic_max(s[1], 1000 + i % 7)
+            ti.simt.block.sync()
+            out[i] = s[0] * 10000 + s[1] + s[t] * 0
+
+    atomic_add()
+    group = B * (B - 1) // 2
+    np.testing.assert_array_equal(out.to_numpy(), group * 10000 + 1006)
+    assert set(old.to_numpy()) <= {1} | set(range(1000, 1007))
+    assert "array<atomic<i32>, 64>" in atomic_add.compile_report().wgsl
+
+
+def test_a_float_atomic_on_a_shared_element_is_refused(gpu):
+    out = ti.field(ti.f32, shape=B)
 
     @ti.kernel
     def atomic_add():
         ti.loop_config(block_dim=B)
         for i in range(B):
-            s = ti.simt.block.SharedArray((B,), ti.i32)
-            s[i] = 0
+            s = ti.simt.block.SharedArray((B,), ti.f32)
+            s[i] = 0.0
             ti.simt.block.sync()
-            s[0] += i
+            s[0] += 1.5
             ti.simt.block.sync()
             out[i] = s[0]
 
-    with pytest.raises(TaichiSyntaxError, match="atomic update") as info:
+    with pytest.raises(TaichiSyntaxError, match="i32 and u32 only") as info:
         atomic_add()
-    assert "s[0] += i" in str(info.value)
+    assert "s[0] += 1.5" in str(info.value)
 
 
 def test_a_tree_reduction_without_atomics(gpu):

@@ -169,7 +169,7 @@ class TaskEmitter(AdStackEmitter):
         workgroups; IR written by hand still gets a clear error."""
         raise UnsupportedOnBackend(stmt, BACKEND, "ti.simt.block needs the GPU back end")
 
-    emit_SharedArray = emit_SharedLoad = emit_SharedStore = emit_simt
+    emit_SharedArray = emit_SharedLoad = emit_SharedStore = emit_SharedAtomic = emit_simt
     emit_BlockBarrier = emit_ThreadIdx = emit_simt
 
     # --- helpers ------------------------------------------------------------------------------

@@ -95,6 +95,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter, SimtEmitter):
         self.zeros: dict[Stmt, str] = {}
         self.reduction_types: set[str] = set()
         self.workgroup_vars: list[str] = []  # `ti.simt.block.SharedArray`s (simt.py)
+        self.atomic_shared: set[Stmt] = set()  # those of them with atomic<T> elements
         self.uses_args = False
         self.draws = False  # calls `ti.random`: needs the counter `random.COUNTER` (shader.py)
         self.unknowns: list[str] = []  # `ti_never`, `ti_zero` if the shader reads them (shader.py)

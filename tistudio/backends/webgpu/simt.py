@@ -2,7 +2,8 @@
 
 A shared array becomes a module-scope `var<workgroup> name: array<T, size>` read and written
 with plain (not atomic) accesses, `sync()` becomes `workgroupBarrier()`, and `thread_idx()` is
-the invocation's `local_invocation_index`.
+the invocation's `local_invocation_index`. Where the task updates an element atomically
+(`s[0] += v`), the array is `array<atomic<T>, size>` and each access `atomicLoad`/`atomicStore`.
 
 WGSL allows `workgroupBarrier()` only in uniform control flow, where every invocation of the
 workgroup takes the same path. The usual grid-stride loop `for (k = gid; k < n; k += stride)`
@@ -23,11 +24,20 @@ from __future__ import annotations
 
 from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.ir import statements as s
-from tistudio.ir.ops import TaskType
+from tistudio.ir.ops import AtomicOpType, TaskType
 from tistudio.ir.stmt import Stmt, pointee, walk
 
 BACKEND = "gpu"
 MAX_BLOCK_DIM = 256  # WebGPU's guaranteed maxComputeInvocationsPerWorkgroup
+ATOMIC_FUNCTIONS = {  # WGSL's atomics on i32/u32 (lower_simt refuses the rest)
+    AtomicOpType.add: "atomicAdd",
+    AtomicOpType.sub: "atomicSub",
+    AtomicOpType.max: "atomicMax",
+    AtomicOpType.min: "atomicMin",
+    AtomicOpType.bit_and: "atomicAnd",
+    AtomicOpType.bit_or: "atomicOr",
+    AtomicOpType.bit_xor: "atomicXor",
+}
 
 
 def is_tiled(task: s.Offloaded) -> bool:
@@ -81,16 +91,28 @@ class SimtEmitter:
     def emit_SharedArray(self, stmt: s.SharedArray) -> None:
         name = f"shared_{self.name_of(stmt)}"
         element = self.reg(stmt, pointee(stmt))
+        if any(isinstance(x, s.SharedAtomic) and x.array is stmt for x in walk(self.task.body)):
+            self.atomic_shared.add(stmt)  # every access to it is then atomic
+            element = f"atomic<{element}>"
         self.workgroup_vars.append(f"var<workgroup> {name}: array<{element}, {stmt.size}>;")
         self.locals[stmt] = name
 
     def emit_SharedLoad(self, stmt: s.SharedLoad) -> None:
-        array, index = self._shared(stmt.array), self.value(stmt.index)
-        self.let(stmt, f"{array}[{index}]")
+        element = self._element(stmt.array, stmt.index)
+        atomic = stmt.array in self.atomic_shared
+        self.let(stmt, f"atomicLoad(&{element})" if atomic else element)
 
     def emit_SharedStore(self, stmt: s.SharedStore) -> None:
-        array, index = self._shared(stmt.array), self.value(stmt.index)
-        self.line(f"{array}[{index}] = {self.value(stmt.value)};")
+        element, value = self._element(stmt.array, stmt.index), self.value(stmt.value)
+        if stmt.array in self.atomic_shared:
+            self.line(f"atomicStore(&{element}, {value});")
+        else:
+            self.line(f"{element} = {value};")
+
+    def emit_SharedAtomic(self, stmt: s.SharedAtomic) -> None:
+        function = ATOMIC_FUNCTIONS[stmt.op]
+        element = self._element(stmt.array, stmt.index)
+        self.let(stmt, f"{function}(&{element}, {self.value(stmt.val)})")
 
     def emit_BlockBarrier(self, stmt: s.BlockBarrier) -> None:
         self.line("workgroupBarrier();")
@@ -100,5 +122,5 @@ class SimtEmitter:
             raise UnsupportedOnBackend(stmt, BACKEND, "only inside a parallel range loop")
         self.let(stmt, "i32(lid)" if stmt.kind == "local" else "i32(gid.x)")
 
-    def _shared(self, array: Stmt) -> str:
-        return self.locals[array]
+    def _element(self, array: Stmt, index: Stmt) -> str:
+        return f"{self.locals[array]}[{self.value(index)}]"

@@ -168,7 +168,7 @@ class ReverseBlock(MemoryAdjoints):
     reverse_StructFor = reverse_While = reverse_Offloaded = refuse
     reverse_Break = reverse_Continue = reverse_Return = refuse
     reverse_FuncCall = refuse  # a recursive real function: the pipeline refuses it first
-    reverse_SharedLoad = reverse_SharedStore = refuse  # workgroup memory (ir/simt.py)
+    reverse_SharedLoad = reverse_SharedStore = reverse_SharedAtomic = refuse  # ir/simt.py
 
     def reverse_Rand(self, stmt: Stmt) -> None:
         # the adjoint kernel would draw again and get other numbers than the forward run did
