@@ -25,7 +25,17 @@ def scale(k: ti.f32):
     for i in a:
         a[i] = damp(a[i]) * k + GAIN
 
+class Box:
+    v = 1.0
+
+box = Box()
+
+def peek():
+    for i in a:
+        a[i] = box.v
+
 scale(1.0)
+peek()
 """
 
 
@@ -71,3 +81,11 @@ def test_taichi_ir_tab_runs_taichi_and_shows_the_matching_pass(lab, page: Page, 
     # another pass with a match: shown at once, Taichi is not run again
     pass_row("lower_access").click()
     expect(title).to_have_text("Taichi 1.7.4 after “Access lowered” (our lower_access)")
+
+    # a kernel the Taichi run cannot recreate: one line saying why, no traceback
+    explorer.locator("select.ti-instance").select_option(label="peek()")
+    expect(explorer).to_have_attribute("data-tab", "taichi")
+    code.locator("button.ti-taichi-run").click()
+    reason = "uses the global `box`, a Box, which the Taichi run cannot recreate"
+    expect(code.locator(".ti-message")).to_have_text(reason, timeout=30_000)
+    expect(code).not_to_contain_text("Traceback")
