@@ -232,3 +232,24 @@ def test_a_kernel_of_a_class_gives_the_reason(fields):
     kernel = vars(Grid)["clear"]
     result = taichi_passes(kernel, only_entry(kernel))
     assert result.error == "a kernel of a class (its `self`) cannot be recreated in the Taichi run"
+
+
+vec3 = ti.math.vec3
+LIMIT = float("inf")
+
+
+@ti.kernel
+def clamp_all(points: ti.types.ndarray(dtype=vec3, ndim=1)):
+    for i in points:
+        points[i] = ti.min(points[i], LIMIT)
+
+
+def test_math_types_and_infinite_constants_are_recreated(fields):
+    clamp_all(np.zeros((4, 3), np.float32))
+    entry = only_entry(clamp_all)
+    script = taichi_script(clamp_all, entry)
+    assert "vec3 = _ti.math.vec3" in script and "LIMIT = float('inf')" in script
+    assert "zeros((2, 3), dtype='float32')" in script
+    result = taichi_passes(clamp_all, entry)
+    assert result.error == ""
+    assert "inf" in result.matching("type_check").ir

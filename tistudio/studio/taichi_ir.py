@@ -285,7 +285,7 @@ class _Names:
             self.collect(func, skip=set(inspect.signature(func).parameters))
             self.funcs.append(_def_source(func))
         elif isinstance(value, bool | int | float):
-            self.lines.append(f"{name} = {value!r}")
+            self.lines.append(f"{name} = {_literal(value)}")
         elif isinstance(value, types.ModuleType):
             self.lines.append(f"import {_module(name, value)} as {name}")
         elif hasattr(value, "_ti_place_snode") and hasattr(value, "dtype"):
@@ -312,11 +312,22 @@ def _module(name: str, module: types.ModuleType) -> str:
     return module.__name__
 
 
+def _literal(value: bool | int | float) -> str:
+    """Python source for a constant: `float('inf')` where repr would give a bare `inf`."""
+    text = repr(value)
+    return f"float({text!r})" if text in ("inf", "-inf", "nan") else text
+
+
 def _taichi_alias(value: Any) -> str | None:
-    """`ti.<name>` for a value that is one of tistudio's top-level names (a dtype, ti.static)."""
+    """`<name>` or `math.<name>` for a value that is one of tistudio's names under `ti.` or
+    `ti.math.` (a dtype, `ti.static`, `ti.math.vec3`): Taichi has it under the same name."""
     if isinstance(value, bool | int | float | str):
         return None
-    return next((n for n in dir(tistudio) if getattr(tistudio, n, None) is value), None)
+    for prefix, space in (("", tistudio), ("math.", tistudio.math)):
+        found = next((n for n in dir(space) if getattr(space, n, None) is value), None)
+        if found is not None:
+            return prefix + found
+    return None
 
 
 def _dtype(text: str, what: str) -> str:
@@ -359,7 +370,7 @@ def _argument(facts: Any) -> str:
         except (ValueError, SyntaxError):
             value = None
         if isinstance(value, bool | int | float):
-            return repr(value)
+            return _literal(value)
         raise Unrecreatable(f"{what} is {facts.label}, which the Taichi run cannot recreate")
     if facts.kind == "ndarray":
         ndim = int(facts.shape.rstrip("d"))
