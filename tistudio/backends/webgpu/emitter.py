@@ -3,9 +3,11 @@
 A serial task is a shader of one invocation. A range_for task runs its body for every index in
 `[begin, end)` as a grid-stride loop: invocation `g` of the grid takes `begin + g`, then adds the
 grid's size, so any range fits in at most `Caps.max_groups` workgroups (WebGPU allows 65535 per
-dimension). A task that `make_thread_local` gave a thread-local slot accumulates in a private
-variable, and its epilogue reduces those variables across the workgroup in `var<workgroup>`
-memory, so one atomic per workgroup reaches global memory.
+dimension); a task using `ti.simt.block` (a barrier, a shared array) is a tiled loop instead,
+whose invocations all reach each barrier (simt.py). A task that `make_thread_local` gave a
+thread-local slot accumulates in a private variable, and its epilogue reduces those variables
+across the workgroup in `var<workgroup>` memory, so one atomic per workgroup reaches global
+memory.
 
 Values are named after the printed IR (`s5` is `$5`) and each new user line is a comment, so
 the WGSL reads next to the IR and the Python source.

@@ -4,6 +4,8 @@
 the bindings its bind group must provide, and how to dispatch it (one invocation for a serial
 task; for a range_for, the number of workgroups of its grid-stride loop, or the fixed grid
 `Caps.max_groups` when the bounds are computed by an earlier task and only known on the device).
+A range_for with `ti.loop_config(block_dim=B)` has workgroups of B; one that shares memory or
+waits at a barrier runs as tiles of B (`simt.py`).
 """
 
 from __future__ import annotations
