@@ -54,7 +54,7 @@ def _check_place(t: Any, name: str, loc: Any) -> None:
             f"ti.simt.block.{name} needs the GPU back end (arch=ti.gpu); the CPU has no workgroups",
             loc,
         )
-    if not t.loop_kinds or t.loop_kinds[0] != "parallel":
+    if t.runtime_nesting == 0:  # in a ti.func, loop_kinds starts afresh; the nesting does not
         raise TaichiSyntaxError(
             f"ti.simt.block.{name} must be inside a parallel for loop (the outermost loop of "
             "the kernel), whose iterations the workgroups share",

@@ -286,6 +286,30 @@ def test_simt_outside_a_parallel_loop_is_refused(gpu):
         serial_sync()
 
 
+def test_a_ti_func_can_stage_and_sync(gpu):
+    """The array travels into a ti.func as a template argument; sync() inside the func is the
+    same workgroup barrier."""
+    out = ti.field(ti.f32, shape=256)
+
+    @ti.func
+    def stage(s: ti.template(), t: ti.i32, v: ti.f32):
+        s[t] = v
+        ti.simt.block.sync()
+
+    @ti.kernel
+    def mirror():
+        ti.loop_config(block_dim=128)
+        for i in range(256):
+            s = ti.simt.block.SharedArray(128, ti.f32)
+            t = ti.simt.block.thread_idx()
+            stage(s, t, i * 1.0)
+            out[i] = s[127 - t]
+
+    mirror()
+    i = np.arange(256)
+    np.testing.assert_array_equal(out.to_numpy(), i - i % 128 + 127 - i % 128)
+
+
 def test_the_ir_shows_shared_arrays_barriers_and_thread_indices(gpu):
     out = ti.field(ti.f32, shape=128)
 
