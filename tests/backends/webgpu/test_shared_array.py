@@ -1,8 +1,9 @@
 """`ti.simt.block` on the GPU back end (backends/webgpu/simt.py): shared arrays in workgroup
 memory, `sync()` as a workgroup barrier, `thread_idx()`, and `ti.loop_config(block_dim=B)` as
-the workgroup size. Tiled kernels give the plain kernels' results; the passes neither drop a
-shared store nor merge loads across a barrier; a range that is not a multiple of B, the CPU and
-atomics on a shared array are refused at the user's line; the IR shows the new statements."""
+the workgroup size. Tiled kernels give the plain kernels' results, for ranges of whole tiles
+and for a partial last tile (fixed or known at launch); the passes neither drop a shared store
+nor merge loads across a barrier; the CPU, float atomics on a shared array and what a partial
+tile cannot guard are refused at the user's line; the IR shows the new statements."""
 
 from __future__ import annotations
 
@@ -239,8 +240,56 @@ def test_passes_keep_shared_stores_and_loads_on_both_sides_of_a_barrier(gpu):
     np.testing.assert_array_equal(out.to_numpy(), neighbour * 10000 + neighbour * 3)
 
 
-def test_a_range_that_is_not_a_multiple_of_block_dim_is_refused_at_the_sync_line(gpu):
+@pytest.mark.parametrize("n", [100, 64 * 3 + 1, 17])
+def test_ranges_that_are_not_a_multiple_of_block_dim(gpu, n):
+    """A partial last tile, with the range's end known at compile time or only at launch: the
+    invocations past the end reach every barrier and help stage a tile, but write nothing."""
+    x = ti.field(ti.i32, shape=256)
+    out = ti.field(ti.i32, shape=256)
+    total = ti.field(ti.i32, shape=())
+
+    def body(i, m):
+        s = ti.simt.block.SharedArray((64,), ti.i32)
+        t = ti.simt.block.thread_idx()
+        acc = 0
+        for k in range((m + 63) // 64):  # every element, staged by tile with its own check
+            s[t] = x[k * 64 + t] if k * 64 + t < m else 0
+            ti.simt.block.sync()
+            for j in range(64):
+                acc += s[j]
+            ti.simt.block.sync()
+        out[i] = acc + i
+        total[None] += 1  # an atomic whose value is unused: one per index of the range
+
+    @ti.kernel
+    def fixed():
+        ti.loop_config(block_dim=64)
+        for i in range(n):
+            body(i, n)
+
+    @ti.kernel
+    def at_launch(m: ti.i32):
+        ti.loop_config(block_dim=64)
+        for i in range(m):
+            body(i, m)
+
+    body = ti.func(body)
+    values = (np.arange(256, dtype=np.int32) * 13) % 97 - 40
+    x.from_numpy(values)
+    want = np.full(256, 0, dtype=np.int32)
+    want[:n] = values[:n].sum() + np.arange(n)
+    for run in (fixed, lambda: at_launch(n)):
+        out.fill(0)
+        total[None] = 0
+        run()
+        np.testing.assert_array_equal(out.to_numpy(), want)
+        assert total[None] == n
+    assert "if (ti_active) {" in fixed.compile_report().wgsl
+
+
+def test_the_value_of_an_atomic_in_a_partial_tile_is_refused(gpu):
     out = ti.field(ti.i32, shape=100)
+    count = ti.field(ti.i32, shape=())
 
     @ti.kernel
     def ragged():
@@ -248,13 +297,31 @@ def test_a_range_that_is_not_a_multiple_of_block_dim_is_refused_at_the_sync_line
         for i in range(100):
             s = ti.simt.block.SharedArray((64,), ti.i32)
             s[i % 64] = i
-            ti.simt.block.sync()  # the line the error names
-            out[i] = s[(i + 1) % 64]
+            ti.simt.block.sync()
+            out[i] = ti.atomic_add(count[None], 1) + s[(i + 1) % 64]
 
-    with pytest.raises(UnsupportedOnBackend, match="multiple of its block_dim") as info:
+    with pytest.raises(UnsupportedOnBackend, match="not a compile-time multiple") as info:
         ragged()
-    assert "100 iterations" in str(info.value)
-    assert "s = ti.simt.block.SharedArray((64,), ti.i32)" in str(info.value)
+    assert "out[i] = ti.atomic_add(count[None], 1)" in str(info.value)
+
+
+def test_a_sparse_write_in_a_partial_tile_is_refused(gpu):
+    """Writing a pointer field activates its cell, an operation with a value: no `if` fits
+    around it, so a partial tile cannot keep its extra invocations from activating cells."""
+    y = ti.field(ti.i32)
+    ti.root.pointer(ti.i, 8).dense(ti.i, 16).place(y)
+
+    @ti.kernel
+    def ragged():
+        ti.loop_config(block_dim=64)
+        for i in range(100):
+            s = ti.simt.block.SharedArray((64,), ti.i32)
+            s[i % 64] = i
+            ti.simt.block.sync()
+            y[i] = s[(i + 1) % 64]
+
+    with pytest.raises(UnsupportedOnBackend, match="a sparse operation"):
+        ragged()
 
 
 def test_the_cpu_refuses_simt_at_the_users_line():

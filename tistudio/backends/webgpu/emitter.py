@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterator
 
 from tistudio.backends.errors import UnsupportedOnBackend
-from tistudio.backends.webgpu import ieee, random, sparse, wgsl
+from tistudio.backends.webgpu import ieee, random, simt, sparse, wgsl
 from tistudio.backends.webgpu.adstack import AdStackEmitter
 from tistudio.backends.webgpu.debug_checks import emit_assert
 from tistudio.backends.webgpu.f64math import F32_MATH, F64_MATH
@@ -98,6 +98,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter, SimtEmitter):
         self.reduction_types: set[str] = set()
         self.workgroup_vars: list[str] = []  # `ti.simt.block.SharedArray`s (simt.py)
         self.atomic_shared: set[Stmt] = set()  # those of them with atomic<T> elements
+        self.guard: str | None = None  # a tiled task's flag for its partial tile (simt.py)
         self.uses_args = False
         self.draws = False  # calls `ti.random`: needs the counter `random.COUNTER` (shader.py)
         self.unknowns: list[str] = []  # `ti_never`, `ti_zero` if the shader reads them (shader.py)
@@ -175,7 +176,10 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter, SimtEmitter):
             raise UnsupportedOnBackend(stmt, backend=BACKEND)
         self.comment_source(stmt)
         try:
-            method(stmt)
+            if self.guard is not None and isinstance(stmt, simt.GUARDED):
+                simt.emit_guarded(self, stmt, method)
+            else:
+                method(stmt)
         except Unexpressible as e:
             raise UnsupportedOnBackend(stmt, BACKEND, str(e)) from None
 

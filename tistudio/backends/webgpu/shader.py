@@ -154,8 +154,10 @@ def _range_for_body(e: TaskEmitter, lanes: vectorize.Lanes | None, tiled: bool =
         vectorize.emit_lanes(e, lanes, begin, stride, index)
         start = f"{lanes.count // vectorize.LANES * vectorize.LANES}u + gid.x"
     mark = len(e.body)
+    e.guard = simt.guard_of(task, e.caps.workgroup_size) if tiled else None  # the body's only
     with e.indent():
         e.block(task.body)
+    e.guard = None
     body = e.body[mark:]
     del e.body[mark:]
     if e.draws:  # each iteration's `ti.random` calls count from 0 (random.py)

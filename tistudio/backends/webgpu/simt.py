@@ -12,15 +12,21 @@ task that holds a barrier or a shared array is a *tiled* loop instead: workgroup
 `t = w, w + groups, ...` and invocation `l` takes index `t * B + l`, so that every invocation of
 a workgroup runs the same tiles, and `i % B == thread_idx()` as in Taichi's CUDA back end.
 
-We require `n` to be a compile-time constant multiple of the workgroup size `B` and say so at
-the user's loop otherwise. Guarding a tail tile's work while keeping its barriers would need a
-condition around every run of statements between two barriers, at any depth of the body, and
-values defined inside such a guard cannot be used after it (WGSL scopes `let`); Taichi's CUDA
-back end, which wraps the whole body in `if (i < end)`, leaves a partial tile undefined (its
-threads past the end skip the barrier). A clear error is better than either.
+A range of whole tiles (a compile-time multiple of `B`) runs as it is. Otherwise the last tile
+is partial, and its invocations past the end must still reach every barrier: they run the
+body too, with `ti_active` false, and each statement that writes memory or reports (a global
+store, an atomic, a print, an assert) runs under `if (ti_active)`. Their loads read whatever
+index they compute (WGSL clamps an access out of a buffer into it), and their values reach no
+memory. Barriers and shared-array accesses run unguarded, so the extra invocations take part
+in staging a tile: what they stage is what their code computes (a kernel that stages by tile,
+`s[t] = x[k * B + t]` with its own bound check, is right for any range). The value of a guarded
+atomic cannot be used after its `if`, so such a task is refused. Taichi's CUDA back end instead
+wraps the whole body in `if (i < end)`, which leaves the barriers of a partial tile undefined.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from tistudio.backends.errors import UnsupportedOnBackend
 from tistudio.ir import statements as s
@@ -57,32 +63,58 @@ def block_dim(task: s.Offloaded) -> int:
     return task.block_dim
 
 
-def tile_count(task: s.Offloaded, size: int) -> int:
-    """The number of tiles of `size` indices in `task`'s range, which must divide exactly."""
-    first = next(x for x in walk(task.body) if isinstance(x, (s.BlockBarrier, s.SharedArray)))
+def guard_of(task: s.Offloaded, size: int) -> str | None:
+    """None for a range of whole tiles of `size`; else the name of the flag that tells the
+    invocations of the last, partial tile which of them hold an index of the range."""
     n = task.end - task.begin
     if task.const_begin and task.const_end and n >= 0 and n % size == 0:
-        return n // size
-    count = f"{n} iterations" if task.const_begin and task.const_end else "a run-time range"
-    raise UnsupportedOnBackend(
-        first,
-        BACKEND,
-        f"a parallel loop using ti.simt.block needs a range whose length is a compile-time "
-        f"multiple of its block_dim ({size}), so that every invocation of a workgroup reaches "
-        f"each ti.simt.block.sync(); this loop has {count} (pad the range, or set "
-        "ti.loop_config(block_dim=...) to a divisor of it)",
-    )
+        return None
+    sparse = next((x for x in walk(task.body) if isinstance(x, _UNGUARDABLE)), None)
+    if sparse is not None:  # activations and their values: no `if` around them
+        raise UnsupportedOnBackend(
+            sparse,
+            BACKEND,
+            "a sparse operation in a ti.simt.block loop whose range is not a compile-time "
+            "multiple of its block_dim",
+        )
+    return "ti_active"
 
 
-def tile_loop(e: object, task: s.Offloaded, let_index: str, body: list[str]) -> None:
+def tile_loop(e: Any, task: s.Offloaded, let_index: str, body: list[str]) -> None:
     """The tiled loop around `body` (see the module docstring); `let_index` reads `k`."""
     size = e.caps.workgroup_size
-    tiles = tile_count(task, size)
-    e.line(f"for (var tile: u32 = wid.x; tile < {tiles}u; tile = tile + groups.x) {{")
+    guard = guard_of(task, size)
+    if guard is None:
+        tiles = f"{(task.end - task.begin) // size}u"
+    else:
+        e.line(f"let tiles: u32 = count / {size}u + select(0u, 1u, count % {size}u != 0u);")
+        tiles = "tiles"
+    e.line(f"for (var tile: u32 = wid.x; tile < {tiles}; tile = tile + groups.x) {{")
     e.line(f"    let k: u32 = tile * {size}u + lid;")
+    if guard is not None:
+        e.line(f"    let {guard}: bool = k < count;")
     e.line(f"    {let_index}")
     e.body.extend(body)
     e.line("}")
+
+
+def emit_guarded(e: Any, stmt: Stmt, method: Any) -> None:
+    """`stmt`, which writes memory or reports, only where the invocation holds an index."""
+    if isinstance(stmt, s.AtomicOp) and e.uses.get(stmt, 0):
+        raise UnsupportedOnBackend(
+            stmt,
+            BACKEND,
+            "the value of an atomic in a ti.simt.block loop whose range is not a compile-time "
+            "multiple of its block_dim (the last tile's extra invocations skip the atomic)",
+        )
+    e.line(f"if ({e.guard}) {{")
+    with e.indent():
+        method(stmt)
+    e.line("}")
+
+
+GUARDED = (s.GlobalStore, s.AtomicOp, s.AtomicCAS, s.Print, s.Assert)
+_UNGUARDABLE = (s.SNodeOp, s.SNodeCellOp, s.PoolCell)
 
 
 class SimtEmitter:
