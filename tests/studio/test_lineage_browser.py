@@ -1,7 +1,8 @@
 """Lineage in the pass explorer, in a real JupyterLab (issue #30): a clicked Python line marks
 the passes that created, rewrote or deleted its statements and its lines in the IR, the LLVM
-IR and the assembly; a clicked IR statement shows its source line and the passes that made and changed it,
-each a link to that pass. Screenshot: pass_explorer_lineage.png."""
+IR and the assembly; a clicked IR statement shows its source line and the passes that made and
+changed it, each a link to that pass. Screenshots: pass_explorer_lineage.png and
+pass_explorer_lineage_asm.png."""
 
 from __future__ import annotations
 
