@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("tistudio.lang",),  # the user's language: ti.init, fields, kernels
     ("tistudio.ad", "tistudio.graph"),  # Tape and grad entry points; compute graphs
     ("tistudio.aot",),  # AOT modules: save, archive, load
+    ("tistudio.distributed",),  # sweeps of AOT modules on a Dask cluster (optional: `[dask]`)
     # notebook, GUIs (ui may import the studio's widget; never the other way), examples, ti.*
     # `_lib`: the names of Taichi's `taichi._lib` that programs and tests use
     (
