@@ -68,3 +68,7 @@ def test_notebook_runs_top_to_bottom(
     assert seconds < LIMITS[name], f"{name} took {seconds:.1f} s (limit {LIMITS[name]} s)"
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
     assert not errors
+    # the kernel ran in tmp_path as JupyterLab runs it in the notebook's folder (notebooks/ in a
+    # clone): whatever it left there would be left in the clone, untracked (05 once left aot_out/)
+    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    assert not left, f"{name} left files in its working folder: {left}"
