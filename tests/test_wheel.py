@@ -21,6 +21,7 @@ import tistudio
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CHANGELOG = (ROOT / "CHANGELOG.md").read_text()
 
 
 class Venv:
@@ -108,8 +109,16 @@ def test_the_jupyterlab_extension_is_installed_into_the_venv(venv: Venv, tmp_pat
     assert json.loads((extension / "install.json").read_text())["packageName"] == "tistudio"
     listed = venv.run("-m", "jupyterlab.labextensions", "list", cwd=tmp_path)
     text = listed.stdout + listed.stderr
-    # the venv's own folder, holding this version (the editable checkout's is elsewhere)
+    # the venv's own folder, holding this checkout's build (the editable install's is elsewhere)
     ours = text.split(str(venv.path / "share" / "jupyter" / "labextensions"), 1)
     assert len(ours) == 2, text
-    version = re.escape(tistudio.__version__)
+    shipped = json.loads((ROOT / "tistudio" / "labextension" / "package.json").read_text())
+    version = re.escape(shipped["version"])  # the extension's own (npm) version
     assert re.search(rf"^\s+tistudio v{version} .*enabled.*OK", ours[1], re.MULTILINE), text
+
+
+def test_the_changelog_describes_this_version() -> None:
+    """The newest release in CHANGELOG.md is the package's version (the one the wheel gets)."""
+    releases = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", CHANGELOG, re.MULTILINE)
+    assert releases and releases[0] == tistudio.__version__, releases
+    assert f"[{tistudio.__version__}]: " in CHANGELOG  # its link at the bottom

@@ -31,7 +31,7 @@ from tistudio.lang.types import (
     u64,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 cpu = Arch("cpu")
 x64 = Arch("x64")
