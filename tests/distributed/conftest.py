@@ -16,7 +16,7 @@ from tests.distributed import sim
 @pytest.fixture(scope="module")
 def cluster():
     with distributed.LocalCluster(
-        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=":0"
     ) as cluster:
         yield cluster
 
