@@ -10,6 +10,7 @@ build where it cannot be imported the widget says so and the button stays disabl
 from __future__ import annotations
 
 import importlib
+import json
 import pathlib
 import threading
 import zipfile
@@ -71,6 +72,25 @@ def archive_listing(path: pathlib.Path) -> list[dict]:
     return [{"name": path.name, "size": path.stat().st_size}]
 
 
+def dask_lines(path: pathlib.Path, kernel: str, fields: list[str]) -> str:
+    """The two lines that sweep `kernel` of the archive at `path` on a Dask `client` in the
+    notebook (`tistudio.distributed`; `params` is a list of dicts of the kernel's arguments),
+    or "" when the file is not a module."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            entries = json.loads(z.read("metadata.json"))["kernels"]
+        entry = next(k for k in entries if k["name"] == kernel)
+    except (zipfile.BadZipFile, KeyError, TypeError, ValueError, StopIteration):
+        return ""  # another exporter's file: no lines to offer
+    example = "{" + ", ".join(f'"{a["name"]}": ...' for a in entry["args"]) + "}"
+    outputs = f", outputs={fields!r}" if fields else ""
+    return (
+        "from tistudio.distributed import sweep\n"
+        f"results = sweep(client, {str(path)!r}, {kernel!r}, params{outputs})"
+        f"  # params: [{example}, ...]"
+    )
+
+
 class ExportPanel(anywidget.AnyWidget):
     """Choose kernels, fields and arch; the button writes the `.tcm` in a worker thread."""
 
@@ -88,6 +108,7 @@ class ExportPanel(anywidget.AnyWidget):
     files = traitlets.List(traitlets.Dict(), []).tag(sync=True)
     size = traitlets.Int(0).tag(sync=True)
     archive = traitlets.Bytes(b"").tag(sync=True)  # the file, for the download link
+    dask_code = traitlets.Unicode("").tag(sync=True)  # sweep it on a Dask cluster (dask_lines)
 
     def __init__(
         self,
@@ -126,7 +147,7 @@ class ExportPanel(anywidget.AnyWidget):
         """Export in a worker thread; `self.worker.join()` waits for it."""
         with self.hold_sync():
             self.status, self.message = "running", f"exporting to {path} …"
-            self.files, self.size, self.archive = [], 0, b""
+            self.files, self.size, self.archive, self.dask_code = [], 0, b"", ""
         self.worker = threading.Thread(
             target=self.export, args=(kernels, fields, arch, path), daemon=True
         )
@@ -146,6 +167,7 @@ class ExportPanel(anywidget.AnyWidget):
             self.files = archive_listing(target)
             self.size = len(data)
             self.archive = data if len(data) <= MAX_DOWNLOAD_BYTES else b""
+            self.dask_code = dask_lines(target, kernels[0], fields)
             self.status, self.message = "done", str(target)
 
     def _export(self, kernels: list[str], fields: list[str], arch: str, path: str) -> pathlib.Path:

@@ -78,6 +78,9 @@ function paintResult(status, files, model, urls) {
     link.href = url;
     link.download = model.get("message").split("/").pop();
   }
+  if (model.get("dask_code")) {
+    status.append(h("pre", "ti-dask", "# sweep it on a Dask cluster:\n" + model.get("dask_code")));
+  }
 }
 
 export default {
