@@ -122,3 +122,47 @@ def test_the_changelog_describes_this_version() -> None:
     releases = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", CHANGELOG, re.MULTILINE)
     assert releases and releases[0] == tistudio.__version__, releases
     assert f"[{tistudio.__version__}]: " in CHANGELOG  # its link at the bottom
+
+
+def test_the_launcher_asks_for_the_folder_on_a_terminal(venv: Venv, tmp_path: Path) -> None:
+    """With a terminal on stdin (a pseudo-terminal here) it asks, and takes the answer."""
+    import pty
+
+    terminal, child_side = pty.openpty()
+    launcher = subprocess.Popen(
+        [str(venv.python), "-m", "tistudio.lab", "--copy-only"],
+        cwd=tmp_path,
+        env=venv.env,
+        stdin=child_side,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    os.close(child_side)
+    try:
+        os.write(terminal, b"my-tutorials\n")  # waits in the terminal until input() reads it
+        out, err = launcher.communicate(timeout=120)
+    finally:
+        os.close(terminal)
+    assert launcher.returncode == 0, err
+    assert "Copy the tutorials into which folder? [./tistudio-tutorials]" in out
+    folder = tmp_path / "my-tutorials"
+    assert sorted(p.name for p in folder.iterdir()) == [p.name for p in NOTEBOOKS]
+    assert f"--ServerApp.root_dir={folder}" in out.splitlines()[-1].split()
+    assert not (tmp_path / "tistudio-tutorials").exists()
+
+
+def test_a_clone_opens_its_notebooks_in_place_or_copies_them_with_dir(tmp_path: Path) -> None:
+    from tistudio import lab
+    from tistudio.lab import workdir
+
+    in_place, _ = lab.parse(["--copy-only", "--no-browser"])
+    argv = lab.prepare(in_place, ["--no-browser"], checkout=ROOT)
+    assert argv[3] == str(ROOT / "notebooks" / "01_tour.ipynb") and not any(tmp_path.iterdir())
+    copied, extra = lab.parse(["--dir", str(tmp_path / "work"), "--port=8890"])
+    argv = lab.prepare(copied, extra, checkout=ROOT)
+    assert argv[3] == str(tmp_path / "work" / "01_tour.ipynb") and argv[-1] == "--port=8890"
+    assert sorted(p.name for p in (tmp_path / "work").iterdir()) == [p.name for p in NOTEBOOKS]
+    # neither a clone's notebooks/ nor packaged tutorials (this checkout has none): refused
+    with pytest.raises(SystemExit, match="no tutorials"):
+        workdir.source(tmp_path)
