@@ -28,6 +28,7 @@ LIMITS = {
     "06_cpu_vs_gpu.ipynb": 1500,
     "07_sparse.ipynb": 900,
     "08_gui.ipynb": 900,
+    "09_dask_sweep.ipynb": 600,  # ran in 7 s (a LocalCluster of two worker processes)
 }
 # A GUI loop in a notebook runs until its widget is closed; here no one watches, so every
 # `while gui.running` loop ends after this many frames (tistudio.ui.sink.max_frames)
