@@ -29,22 +29,9 @@ K4 = re.compile(r"for \(var k4: u32 = gid\.x; k4 < (\d+)u; k4 = k4 \+ groups\.x 
 
 def unroll_k4(text: str, factor: int) -> str:
     """The vec4 grid-stride loop taking `factor` steps `stride` apart per iteration."""
-    if factor == 1:
-        return text
     m = K4.search(text)
     assert m, "no vec4 loop"
-    start, end = sv._block(text, m[0])
-    body = text[start + len(m[0]) : end - 1]
-    count, size = m[1], m[2]
-    copies = "".join(f"{{ let k4: u32 = kk4 + {u}u * stride4;{body}}}\n" for u in range(factor))
-    new = (
-        f"let stride4: u32 = groups.x * {size}u;\n"
-        "var kk4: u32 = gid.x;\n"
-        f"for (; kk4 + {factor - 1}u * stride4 < {count}u; kk4 = kk4 + {factor}u * stride4) {{\n"
-        f"{copies}}}\n"
-        f"for (; kk4 < {count}u; kk4 = kk4 + stride4) {{ let k4: u32 = kk4;{body}}}"
-    )
-    return text[:start] + new + text[end:]
+    return text if factor == 1 else sv.unroll_strided(text, m[0], "k4", f"{m[1]}u", factor)
 
 
 def cases():  # noqa: C901 - one closure per case, read together

@@ -50,16 +50,26 @@ def unroll_serial(text: str, factor: int) -> str:
 def unroll_grid(text: str, factor: int) -> str:
     """The grid-stride loop taking `factor` indices `stride` apart per step, then the rest one
     at a time: more loads in flight per invocation, each still coalesced across a warp."""
-    start, end = _block(text, GRID)
-    body = text[start + len(GRID) : end - 1]
+    return unroll_strided(text, GRID, "k", "count", factor)
+
+
+def unroll_strided(text: str, header: str, var: str, count: str, factor: int) -> str:
+    """The loop opened by `header` (index `var` from `gid.x` below `count`, by the grid's
+    invocations) taking `factor` indices per step, each copy of its body in its own block."""
+    start, end = _block(text, header)
+    body = text[start + len(header) : end - 1]
     size = re.search(r"@workgroup_size\((\d+)\)", text)[1]
-    copies = "".join(f"{{ let k: u32 = kk + {u}u * stride;{body}}}\n" for u in range(factor))
+    base, stride = f"{var}_base", f"{var}_stride"
+    copies = "".join(
+        f"{{ let {var}: u32 = {base} + {u}u * {stride};{body}}}\n" for u in range(factor)
+    )
     new = (
-        f"let stride: u32 = groups.x * {size}u;\n"
-        "var kk: u32 = gid.x;\n"
-        f"for (; kk + {factor - 1}u * stride < count; kk = kk + {factor}u * stride) {{\n"
+        f"let {stride}: u32 = groups.x * {size}u;\n"
+        f"var {base}: u32 = gid.x;\n"
+        f"for (; {base} + {factor - 1}u * {stride} < {count}; "
+        f"{base} = {base} + {factor}u * {stride}) {{\n"
         f"{copies}}}\n"
-        f"for (; kk < count; kk = kk + stride) {{ let k: u32 = kk;{body}}}"
+        f"for (; {base} < {count}; {base} = {base} + {stride}) {{ let {var}: u32 = {base};{body}}}"
     )
     return text[:start] + new + text[end:]
 
