@@ -106,6 +106,9 @@ def test_a_kernel_error_is_reported_with_its_text(client, cpu_module):
     assert "'arr' must be a 1-d float32 array, got a 1-d float64 array" in text
     assert "parameter set 2" in text and "'scale'" in text and str(cpu_module) in text
     assert futures[0].result() is not None  # the other tasks still ran
+    story = client.story(futures[2].key)
+    runs = [s for s in story if s[0] == "scheduler" and s[2:4] == ("waiting", "processing")]
+    assert len(runs) == 2  # Dask ran it again (retries=1) before reporting it
 
 
 def test_unknown_names_fail_on_the_client(client, cpu_module):
