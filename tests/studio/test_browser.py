@@ -249,6 +249,7 @@ def test_export_button_writes_a_file(lab, page: Page, artifacts):
     expect(status).to_have_attribute("data-status", "done", timeout=30_000)
     expect(export.locator("tr.ti-file")).to_have_count(len(MODULE_FILES))
     expect(export.locator("a.ti-download")).to_have_attribute("download", "module.tcm")
+    expect(export.locator("pre.ti-dask")).to_contain_text("from tistudio.distributed import sweep")
     target = lab.root / "out" / "module.tcm"
     assert zipfile.ZipFile(target).namelist() == MODULE_FILES
     export.screenshot(path=artifacts / "export_panel.png")
