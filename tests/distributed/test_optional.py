@@ -15,3 +15,17 @@ def test_importing_tistudio_does_not_import_dask():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_without_dask_the_import_error_says_what_to_install():
+    code = (
+        "import sys\n"
+        "sys.modules['distributed'] = None  # as if it were not installed\n"
+        "try:\n"
+        "    import tistudio.distributed\n"
+        "except ImportError as e:\n"
+        "    print(e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert 'pip install "tistudio[dask]"' in done.stdout, done.stdout

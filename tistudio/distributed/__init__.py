@@ -27,6 +27,13 @@ install it with `pip install "tistudio[dask]"`.
 
 from __future__ import annotations
 
+try:
+    import distributed  # noqa: F401 - only to say what is missing, before the modules below
+except ImportError as e:
+    raise ImportError(
+        'tistudio.distributed needs Dask\'s "distributed": pip install "tistudio[dask]"'
+    ) from e
+
 from tistudio.distributed.cache import ModuleCache, ModuleLoadError, cache_info
 from tistudio.distributed.shipped import ShippedModule, ship
 from tistudio.distributed.sweep import submit_sweep, sweep
