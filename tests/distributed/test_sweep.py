@@ -79,7 +79,7 @@ def test_each_worker_loads_a_module_once(client, tmp_path):
     assert all(count <= 1 for count in after.values()), after
 
 
-def test_a_ti_aot_module_object_can_be_swept(client, cpu_module):
+def test_a_ti_aot_module_object_or_folder_can_be_swept(client, tmp_path):
     ti.init(arch=ti.cpu, offline_cache=False)
     x = ti.field(ti.f32, shape=4)
 
@@ -92,8 +92,11 @@ def test_a_ti_aot_module_object_can_be_swept(client, cpu_module):
     module.add_field("x", x)
     module.add_kernel(fill)
     results = sweep(client, module, "fill", [{"v": 1.0}, {"v": 2.0}], outputs="x")
-    ti.reset()
     np.testing.assert_array_equal(results[1], [0, 2, 4, 6])
+    module.save(str(tmp_path / "folder"))  # a saved folder travels as its archive
+    ti.reset()
+    results = sweep(client, tmp_path / "folder", "fill", [{"v": 3.0}], outputs="x")
+    np.testing.assert_array_equal(results[0], [0, 3, 6, 9])
 
 
 def test_a_kernel_error_is_reported_with_its_text(client, cpu_module):

@@ -17,7 +17,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
-from tistudio.aot.archive import write_tcm
+from tistudio.aot.archive import read_module, write_tcm
 from tistudio.aot.format import GRAPHS, METADATA, AotModuleError
 
 
@@ -39,7 +39,7 @@ class ShippedModule:
 
 
 def ship(module: Any) -> ShippedModule:
-    """`module` (a `.tcm` path, or a `ti.aot.Module`) ready to send to workers."""
+    """`module` (a `.tcm` path, a module folder, or a `ti.aot.Module`) ready to send."""
     if isinstance(module, ShippedModule):
         return module
     if hasattr(module, "files") and hasattr(module, "archive"):  # a ti.aot.Module
@@ -49,8 +49,10 @@ def ship(module: Any) -> ShippedModule:
     if not isinstance(module, (str, os.PathLike)):
         raise TypeError(f"expected a .tcm path or a ti.aot.Module, got {type(module).__name__}")
     name = str(module)
-    if os.path.isdir(name):
-        raise AotModuleError(f"{name!r} is a module folder; sweeps take its .tcm archive")
+    if os.path.isdir(name):  # a saved module folder travels as the archive of its files
+        buffer = io.BytesIO()
+        write_tcm(read_module(name), buffer)
+        return _described(name, buffer.getvalue())
     try:
         with open(name, "rb") as f:
             data = f.read()

@@ -36,9 +36,10 @@ def submit_sweep(
     resources: dict[str, float] | None = None,
     retries: int = 2,
 ) -> list[Future]:
-    """One future per parameter set: `name` (a kernel or graph of `module`, a `.tcm` path or a
-    `ti.aot.Module`) run with it on a worker. `outputs`: None for the kernel's return value,
-    or a name (`"return"`, a field, an ndarray argument) or list of names (a dict each)."""
+    """One future per parameter set: `name` (a kernel or graph of `module`: a `.tcm` path, a
+    module folder or a `ti.aot.Module`) run with it on a worker. `outputs`: None for the
+    kernel's return value, or a name (`"return"`, a field, an ndarray argument) or a list of
+    names (a dict each)."""
     shipped = ship(module)
     params = [dict(p) for p in params]
     _check_names(shipped, name, params, outputs)
