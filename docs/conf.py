@@ -40,8 +40,10 @@ myst_heading_anchors = 3  # the existing pages link to each other's sections by 
 nb_execution_mode = "off"
 nb_execution_timeout = 600
 nb_execution_raise_on_error = True
+nb_execution_in_temp = True  # as the tests run them: whatever a notebook writes goes away
 nb_execution_cache_path = str(Path(__file__).resolve().parent / "_build" / ".jupyter_cache")
 
+nitpicky = True  # a reference to a name that does not exist (in a docstring too) is an error
 autodoc_default_options = {"members": True, "undoc-members": False}
 autodoc_typehints = "none"  # docstrings say what a parameter is; the signatures show the names
 autosummary_generate = False

@@ -21,6 +21,7 @@ from typing import Any
 import pass_examples
 from sphinx.util import logging
 
+from tistudio.ir.lineage import OPERAND, statements_of
 from tistudio.passes import pipeline
 from tistudio.passes.simplify import SIMPLIFY_PASSES
 
@@ -99,9 +100,22 @@ def collect_examples(passes: dict[str, ModuleType]) -> dict[str, dict[str, Any]]
     return found
 
 
-def diff_text(before: str, after: str) -> str:
+def stable_text(record: Any) -> str:
+    """The record's IR with each statement named by its stable id (`ir/lineage.py`) instead of
+    its print number, which changes whenever a statement before it comes or goes: so that the
+    diff shows what the pass did, not the renumbering."""
+    numbers = statements_of(record).numbers  # print number -> stable id
+    return OPERAND.sub(lambda m: f"${numbers.get(int(m[1]), m[1])}", record.ir_text)
+
+
+def diff_text(before: Any, after: Any) -> str:
     lines = difflib.unified_diff(
-        before.splitlines(), after.splitlines(), "before", "after", n=2, lineterm=""
+        stable_text(before).splitlines(),
+        stable_text(after).splitlines(),
+        "before",
+        "after",
+        n=2,
+        lineterm="",
     )
     return "\n".join(lines)
 
@@ -124,10 +138,12 @@ def pass_page(name: str, module: ModuleType, seen: dict[str, Any] | None) -> str
         + " The kernel, compiled while this page was built:\n",
         "```python\n" + inspect.getsource(example).rstrip() + "\n```\n",
         f"The IR after `{before.name}` ({before.stmt_count} statements) and after "
-        f"`{after.name}` ({after.stmt_count} statements), as a diff:\n",
-        "```diff\n" + diff_text(before.ir_text, after.ir_text) + "\n```\n",
+        f"`{after.name}` ({after.stmt_count} statements), as a diff. A statement keeps its name"
+        " `$n` through the passes (its id in `ir/lineage.py`, as the pass explorer's lineage"
+        " uses), so only what the pass created, rewrote or deleted shows:\n",
+        "```diff\n" + diff_text(before, after) + "\n```\n",
         "<details><summary>The whole IR after this pass</summary>\n",
-        "```text\n" + after.ir_text.rstrip() + "\n```\n\n</details>\n",
+        "```text\n" + stable_text(after).rstrip() + "\n```\n\n</details>\n",
     ]
     return "\n".join(parts)
 
