@@ -94,7 +94,10 @@ def test_pages_include_the_repository_documents_and_the_api(site: Path) -> None:
         assert name in api, name
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         assert (site / "_generated" / "tutorials" / f"{notebook.stem}.html").exists()
-    assert (site / "_images" / "panel.png").exists()  # the studio's pictures
+    for picture in sorted((ROOT / "docs" / "screenshots").glob("*.png")):  # the studio's gallery
+        assert (site / "_images" / picture.name).exists(), picture.name
+    for name in ("Vector", "Module", "Tape"):  # ti.Vector, ti.aot.Module, ti.ad.Tape
+        assert name in api, name
 
 
 def copy_sources(target: Path) -> Path:

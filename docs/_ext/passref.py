@@ -4,7 +4,8 @@ The pass reference is a compiler course's handout that cannot drift from the com
 per pass that `tistudio/passes/pipeline.py` runs, with the pass module's docstring and the IR
 before and after it, taken from a small real kernel (`pass_examples.py`) compiled with
 `kernel.compile_report` while the site builds. The tutorials are copied from `notebooks/`
-(kept once, in the repository) so that MyST-NB can render them inside the source folder.
+(kept once, in the repository) so that MyST-NB can render them inside the source folder, and
+the studio's pictures (docs/screenshots/, taken by the browser tests) make a gallery page.
 Everything written here lands in `docs/_generated/`, which ignores itself in git.
 """
 
@@ -202,10 +203,25 @@ def copy_tutorials() -> None:
             shutil.copyfile(notebook, target)
 
 
+def screenshot_gallery() -> None:
+    """Every picture the browser tests took (docs/screenshots/), as they are now."""
+    lines = [
+        "# All the studio's pictures\n",
+        "Taken by the browser tests in a real JupyterLab (the README says how to refresh them).\n",
+    ]
+    for picture in sorted((DOCS / "screenshots").glob("*.png")):
+        lines += [
+            f"## {picture.stem.replace('_', ' ')}\n",
+            f"![{picture.stem}](../screenshots/{picture.name})\n",
+        ]
+    write_if_changed(GENERATED / "screenshots.md", "\n".join(lines))
+
+
 def generate(app: Any) -> None:
     GENERATED.mkdir(exist_ok=True)
     write_if_changed(GENERATED / ".gitignore", "# made by docs/_ext/passref.py at build time\n*\n")
     copy_tutorials()
+    screenshot_gallery()
     generate_passes()
 
 
