@@ -23,7 +23,6 @@ release = version = tistudio.__version__
 extensions = [
     "myst_nb",  # MyST Markdown pages and notebooks (it loads myst_parser itself)
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
     "passref",  # docs/_ext/passref.py: the pass reference and the tutorials' copies
     "repo_links",  # docs/_ext/repo_links.py: the included README's links, made right here
 ]
@@ -46,7 +45,6 @@ nb_execution_cache_path = str(Path(__file__).resolve().parent / "_build" / ".jup
 nitpicky = True  # a reference to a name that does not exist (in a docstring too) is an error
 autodoc_default_options = {"members": True, "undoc-members": False}
 autodoc_typehints = "none"  # docstrings say what a parameter is; the signatures show the names
-autosummary_generate = False
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"tistudio {release}"
