@@ -286,7 +286,8 @@ def struct(**members: Any) -> StructType:
 
 
 def dataclass(cls: type) -> StructType:
-    """`@ti.dataclass`: the class's annotations are the members, its `ti.func`s the methods."""
+    """`@ti.dataclass`: the class's annotations are the members, its `ti.func` functions the
+    methods."""
     import sys
 
     module_globals = vars(sys.modules[cls.__module__]) if cls.__module__ in sys.modules else {}
