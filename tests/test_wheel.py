@@ -113,7 +113,9 @@ def test_the_jupyterlab_extension_is_installed_into_the_venv(venv: Venv, tmp_pat
     ours = text.split(str(venv.path / "share" / "jupyter" / "labextensions"), 1)
     assert len(ours) == 2, text
     shipped = json.loads((ROOT / "tistudio" / "labextension" / "package.json").read_text())
-    version = re.escape(shipped["version"])  # the extension's own (npm) version
+    # the extension's own (npm) version, rebuilt with the package's (extension/README.md)
+    assert shipped["version"] == tistudio.__version__
+    version = re.escape(shipped["version"])
     assert re.search(rf"^\s+tistudio v{version} .*enabled.*OK", ours[1], re.MULTILINE), text
 
 
