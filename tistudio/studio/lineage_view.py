@@ -62,15 +62,9 @@ def located_assembly(compiled: Any, records: list[Any]) -> tuple[str, dict[str, 
     the offline cache; not a CPU kernel)."""
     steps = history(records)
     made = getattr(compiled, "located_assembly", None)
-    if not steps or made is None or not getattr(compiled, "llvm_ir", ""):
+    if not steps or made is None:
         return None
-    final = steps[-1][0]
-    text = compiled.llvm_ir
-    emitted = llvm_links(text, final)
-    for k, line in enumerate(text.split("\n")):  # a store: the line of the value it stores
-        uses = LLVM_USES.findall(line) if emitted["src"][k] is None else ()
-        if uses:
-            emitted["src"][k] = final.lines.get(final.numbers.get(int(uses[0]), -1))
+    emitted = llvm_links(compiled.llvm_ir, steps[-1][0], first_use=True)
     located = made(emitted["src"], emitted["ids"])
     if located is None:
         return None
@@ -78,10 +72,11 @@ def located_assembly(compiled: Any, records: list[Any]) -> tuple[str, dict[str, 
     return text, {"ids": ids, "src": lines}
 
 
-def llvm_links(text: str, final: Statements) -> dict[str, list]:
+def llvm_links(text: str, final: Statements, first_use: bool = False) -> dict[str, list]:
     """Per line of LLVM IR, the id and source line of the final-IR statement it defines; a line
     that defines none (a store, a branch) gets the source line of the values it uses when they
-    all come from one line."""
+    all come from one line, and with `first_use` otherwise that of the first value it uses (a
+    store's: the value stored; the assembly's line table needs a line for every instruction)."""
     ids: list[int | None] = []
     src: list[int | None] = []
     for line in text.split("\n"):
@@ -91,9 +86,12 @@ def llvm_links(text: str, final: Statements) -> dict[str, list]:
         if sid is not None:
             src.append(final.lines.get(sid))
             continue
-        used = {final.lines.get(final.numbers.get(int(n), -1)) for n in LLVM_USES.findall(line)}
-        used.discard(None)
-        src.append(used.pop() if len(used) == 1 else None)
+        uses = [final.lines.get(final.numbers.get(int(n), -1)) for n in LLVM_USES.findall(line)]
+        used = set(uses) - {None}
+        if len(used) == 1:
+            src.append(used.pop())
+        else:
+            src.append(uses[0] if first_use and uses else None)
     return {"ids": ids, "src": src}
 
 
