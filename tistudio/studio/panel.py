@@ -18,7 +18,7 @@ import traitlets
 
 from tistudio.events import bus
 from tistudio.lang.field import is_usable
-from tistudio.studio.cache_view import CacheView
+from tistudio.studio.cache_view import SHOWN_STARTUP_MS, CacheView
 from tistudio.studio.export import Exporter, ExportPanel
 from tistudio.studio.field_view import FieldView, snode_ids
 from tistudio.studio.markup import Markup, element
@@ -322,5 +322,5 @@ class Panel(ipywidgets.VBox):
 
 def _startup(row: dict) -> str:
     """The back end's start-up a compile waited for, as the plain-text summary says it."""
-    startup = row.get("startup_ms", 0.0)
-    return f" (after {startup:.0f} ms of back-end start-up)" if startup >= 0.5 else ""
+    startup = row["startup_ms"]
+    return f" (after {startup:.0f} ms of back-end start-up)" if startup >= SHOWN_STARTUP_MS else ""
