@@ -35,7 +35,7 @@ from tistudio.passes.util import redirect_operands
 
 # where `a // 2**k` becomes a shift. Not on the GPU: NVIDIA's driver (580.159, H200) computed a
 # wrong field index in a fuzzed shader once its `% 2`s were shifts, the same shader with
-# divisions right (benchmarks/gpu/conformance/findings-2026-11-28: open_h200_shifted_mod_index)
+# divisions right (benchmarks/gpu/conformance/findings-2026-11-28/fixed_h200_shifted_mod_index.py)
 SHIFTED_DIVISION_ARCHES = frozenset({"cpu"})
 
 
