@@ -3,12 +3,15 @@
     python benchmarks/gpu/bench.py tistudio          # ti.init(arch=ti.gpu): wgpu over Vulkan
     python benchmarks/gpu/bench.py taichi vulkan     # Taichi's Vulkan back end
     python benchmarks/gpu/bench.py taichi cuda       # Taichi's CUDA back end
-    python benchmarks/gpu/bench.py copy              # device-to-device copy (torch, WGSL)
+    python benchmarks/gpu/bench.py torch             # torch: the copy, matmul and P2G references
     BENCH_VEC4=0 python benchmarks/gpu/bench.py tistudio   # without vec4 loops (vectorize.py)
     BENCH_EAGER=0 python benchmarks/gpu/bench.py tistudio  # submit only when the host waits
     BENCH_CHECKS=1 ...      # with naga's runtime checks (bounds clamps, loop counters)
     BENCH_UNROLL=0 ...      # serial loops not unrolled, no small workgroups (unroll.py)
     BENCH_GRID_UNROLL=2 ... # two indices per step of a grid-stride loop
+    BENCH_CONTRACT=0 ...    # products never fused into FMAs, even with fast_math
+    BENCH_SPIN=0 ...        # ti.sync sleeps in the driver at once (no polling first)
+    BENCH_ONLY=nbody|sparse|matmul|p2g|launch   # one group of cases
 
 Each prints one JSON object per case. `batched_ms` is the time per launch of `REPS` launches
 followed by one sync (what a loop of launches costs; the GPU's time for memory-bound kernels),
@@ -24,10 +27,13 @@ import time
 import numpy as np
 
 REPS = 20
-N = int(__import__("os").environ.get("BENCH_N", 100_000_000))
-SIDE = int(__import__("os").environ.get("BENCH_SIDE", 8192))
-BODIES = int(__import__("os").environ.get("BENCH_BODIES", 8192))
-TILE = int(__import__("os").environ.get("BENCH_TILE", 128))  # bodies per shared tile
+N = int(os.environ.get("BENCH_N", 100_000_000))
+SIDE = int(os.environ.get("BENCH_SIDE", 8192))
+BODIES = int(os.environ.get("BENCH_BODIES", 8192))
+TILE = int(os.environ.get("BENCH_TILE", 128))  # bodies per shared tile
+MATMUL = int(os.environ.get("BENCH_MATMUL", 4096))  # C = A @ B, MATMUL² f32
+PARTICLES = int(os.environ.get("BENCH_PARTICLES", 1 << 22))  # P2G: particles
+P2G_GRID = int(os.environ.get("BENCH_P2G_GRID", 512))  # P2G: grid side
 
 
 def timed(fn, sync, reps=REPS):
@@ -119,6 +125,8 @@ def run_programs(ti, framework):
     )
     stencil(ti, framework)
     nbody(ti, framework)
+    matmul(ti, framework)
+    p2g(ti, framework)
     overhead(ti, framework)
 
 
@@ -255,6 +263,112 @@ def nbody(ti, framework):  # noqa: C901 - the plain and the tiled kernel, side b
         )
 
 
+def matmul_operands(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """A and B of small integers, so every f32 sum of products is exact (at most 8 n)."""
+    i = np.arange(n)
+    return ((i[:, None] + i[None, :]) % 3).astype(np.float32), (
+        (2 * i[:, None] + i[None, :]) % 5
+    ).astype(np.float32)
+
+
+def matmul_check(c_rows: np.ndarray, a: np.ndarray, b: np.ndarray, rows) -> bool:
+    want = a[rows].astype(np.int64) @ b.astype(np.int64)
+    return bool(np.array_equal(c_rows.astype(np.int64), want))
+
+
+def matmul(ti, framework):
+    """C = A @ B through plain Taichi loops: one invocation per element of C, a serial loop
+    over k (no shared tiles, no tensor cores); 2 n³ flops."""
+    n = MATMUL
+    a = ti.field(ti.f32, shape=(n, n))
+    b = ti.field(ti.f32, shape=(n, n))
+    c = ti.field(ti.f32, shape=(n, n))
+    a_np, b_np = matmul_operands(n)
+    a.from_numpy(a_np)
+    b.from_numpy(b_np)
+
+    @ti.kernel
+    def mm():
+        for i, j in c:
+            acc = 0.0
+            for k in range(n):
+                acc += a[i, k] * b[k, j]
+            c[i, j] = acc
+
+    batched, best = timed(mm, ti.sync, reps=5)
+    rows = [0, 1, n // 2, n - 1]
+    got = c.to_numpy()[rows]
+    report(
+        framework,
+        f"matmul {n}x{n} f32 (plain loops)",
+        batched,
+        best,
+        0,
+        matmul_check(got, a_np, b_np, rows),
+        gflops=round(2 * n**3 / (batched * 1e-3) / 1e9, 1),
+    )
+
+
+def p2g_particles() -> tuple[np.ndarray, np.ndarray]:
+    """PARTICLES positions in [0.1, 0.9)² in random order and their velocities (seed 31)."""
+    rng = np.random.default_rng(31)
+    x = rng.uniform(0.1, 0.9, size=(PARTICLES, 2)).astype(np.float32)
+    v = rng.uniform(-1, 1, size=(PARTICLES, 2)).astype(np.float32)
+    return x, v
+
+
+def p2g(ti, framework):
+    """Particle to grid as in MPM (Taichi's mpm88): each particle adds its mass and momentum to
+    the 3×3 cells around it with quadratic B-spline weights, 27 float atomic adds per particle
+    into a P2G_GRID² grid; a reset launch clears the grid first."""
+    n, inv_dx = P2G_GRID, float(P2G_GRID)
+    x = ti.Vector.field(2, ti.f32, shape=PARTICLES)
+    v = ti.Vector.field(2, ti.f32, shape=PARTICLES)
+    grid_v = ti.Vector.field(2, ti.f32, shape=(n, n))
+    grid_m = ti.field(ti.f32, shape=(n, n))
+    x_np, v_np = p2g_particles()
+    x.from_numpy(x_np)
+    v.from_numpy(v_np)
+
+    @ti.kernel
+    def clear():
+        for i, j in grid_m:
+            grid_v[i, j] = ti.Vector([0.0, 0.0])
+            grid_m[i, j] = 0.0
+
+    @ti.kernel
+    def scatter():
+        for p in x:
+            xp = x[p] * inv_dx
+            base = ti.cast(xp - 0.5, ti.i32)
+            fx = xp - ti.cast(base, ti.f32)
+            w = [0.5 * (1.5 - fx) ** 2, 0.75 - (fx - 1.0) ** 2, 0.5 * (fx - 0.5) ** 2]
+            for i, j in ti.static(ti.ndrange(3, 3)):
+                weight = w[i][0] * w[j][1]
+                cell = base + ti.Vector([i, j])
+                grid_v[cell] += weight * v[p]
+                grid_m[cell] += weight
+
+    def step():
+        clear()
+        scatter()
+
+    batched, best = timed(step, ti.sync, reps=10)
+    mass = float(grid_m.to_numpy().astype(np.float64).sum())
+    momentum = grid_v.to_numpy().astype(np.float64).sum(axis=(0, 1))
+    want = v_np.astype(np.float64).sum(axis=0)
+    report(
+        framework,
+        f"P2G {PARTICLES} particles, {n}² grid (clear + scatter, float atomics)",
+        batched,
+        best,
+        0,
+        abs(mass / PARTICLES - 1) < 1e-4 and np.allclose(momentum, want, rtol=1e-3, atol=1.0),
+        mparticles_per_s=round(PARTICLES / (batched * 1e-3) / 1e6, 1),
+        mass=mass,
+    )
+
+
 def sparse(ti, framework, kind):
     """A SIDE² f32 grid of 16×16 blocks under `ti.root.<kind>`, 3 % of the blocks active (NumPy,
     seed 28): per step deactivate all, activate the blocks by writing every cell, one struct-for
@@ -313,16 +427,73 @@ def overhead(ti, framework):
     report(framework, "launch overhead (1024 elements)", batched, best)
 
 
-def copy_bandwidth():
+def torch_references():
+    """The device copy (the bandwidth every memory-bound case is a share of), and the matmul
+    and P2G cases as torch computes them (cuBLAS SGEMM without TF32; `index_put_` with
+    accumulation)."""
     try:
         import torch
 
-        a = torch.empty(N, dtype=torch.float32, device="cuda")
-        b = torch.empty_like(a)
-        batched, best = timed(lambda: b.copy_(a), torch.cuda.synchronize)
-        report("torch", "copy 400 MB d2d", batched, best, 8 * N)
+        torch_copy(torch)
+        torch_matmul(torch)
+        torch_p2g(torch)
     except Exception as e:  # noqa: BLE001 - the benchmark reports what it could not measure
         print(json.dumps({"framework": "torch", "error": repr(e)}))
+
+
+def torch_copy(torch):
+    a = torch.empty(N, dtype=torch.float32, device="cuda")
+    b = torch.empty_like(a)
+    batched, best = timed(lambda: b.copy_(a), torch.cuda.synchronize)
+    report("torch", "copy 400 MB d2d", batched, best, 8 * N)
+
+
+def torch_matmul(torch):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    n = MATMUL
+    a_np, b_np = matmul_operands(n)
+    a, b = torch.from_numpy(a_np).cuda(), torch.from_numpy(b_np).cuda()
+    c = torch.empty_like(a)
+    batched, best = timed(lambda: torch.mm(a, b, out=c), torch.cuda.synchronize, reps=5)
+    rows = [0, 1, n // 2, n - 1]
+    check = matmul_check(c[rows].cpu().numpy(), a_np, b_np, rows)
+    gflops = round(2 * n**3 / (batched * 1e-3) / 1e9, 1)
+    report("torch", f"matmul {n}x{n} f32 (cuBLAS, no TF32)", batched, best, 0, check, gflops=gflops)
+
+
+def torch_p2g(torch):
+    n = P2G_GRID
+    x_np, v_np = p2g_particles()
+    x, v = torch.from_numpy(x_np).cuda(), torch.from_numpy(v_np).cuda()
+    grid_m = torch.zeros(n * n, device="cuda")
+    grid_v = torch.zeros(n * n, 2, device="cuda")
+    offsets = torch.tensor([(i, j) for i in range(3) for j in range(3)], device="cuda")
+
+    def step():
+        grid_m.zero_()
+        grid_v.zero_()
+        xp = x * n
+        base = (xp - 0.5).to(torch.int32)
+        fx = xp - base
+        w = torch.stack([0.5 * (1.5 - fx) ** 2, 0.75 - (fx - 1) ** 2, 0.5 * (fx - 0.5) ** 2])
+        weight = w[offsets[:, 0], :, 0] * w[offsets[:, 1], :, 1]  # 9 × particles
+        cell = base[None] + offsets[:, None, :]
+        flat = (cell[..., 0] * n + cell[..., 1]).reshape(-1)
+        grid_m.index_put_((flat,), weight.reshape(-1), accumulate=True)
+        grid_v.index_put_((flat,), (weight[..., None] * v[None]).reshape(-1, 2), accumulate=True)
+
+    batched, best = timed(step, torch.cuda.synchronize, reps=10)
+    mass = float(grid_m.double().sum())
+    report(
+        "torch",
+        f"P2G {PARTICLES} particles, {n}² grid (index_put_ with accumulation)",
+        batched,
+        best,
+        0,
+        abs(mass / PARTICLES - 1) < 1e-4,
+        mparticles_per_s=round(PARTICLES / (batched * 1e-3) / 1e6, 1),
+        mass=mass,
+    )
 
 
 def tistudio_options(device) -> str:
@@ -349,13 +520,19 @@ def tistudio_options(device) -> str:
     if os.environ.get("BENCH_GRID_UNROLL"):  # indices per step of a grid-stride loop
         device.caps = replace(device.caps, grid_unroll=int(os.environ["BENCH_GRID_UNROLL"]))
         suffix += f" grid-unroll={os.environ['BENCH_GRID_UNROLL']}"
+    if os.environ.get("BENCH_CONTRACT") == "0":  # products never fused (as before fast_math did)
+        device.caps = replace(device.caps, contract=False)
+        suffix += " no-contract"
+    if os.environ.get("BENCH_SPIN") == "0":  # sync blocks in the driver at once
+        device.spin_s = 0.0
+        suffix += " no-spin"
     return suffix
 
 
 def main():
     which = sys.argv[1]
-    if which == "copy":
-        copy_bandwidth()
+    if which in ("torch", "copy"):
+        torch_references()
         return
     if which == "tistudio":
         import tistudio as ti
@@ -368,12 +545,13 @@ def main():
 
         ti.init(arch=getattr(ti, sys.argv[2]), device_memory_GB=8)
         framework = f"taichi {sys.argv[2]}"
-    if os.environ.get("BENCH_ONLY") == "sparse":  # the sparse cases alone (issue #28)
+    only = os.environ.get("BENCH_ONLY")
+    if only == "sparse":  # the sparse cases alone (issue #28)
         for kind in ("pointer", "bitmasked"):
             sparse(ti, framework, kind)
         return
-    if os.environ.get("BENCH_ONLY") == "nbody":  # the n-body cases alone (issue #31)
-        nbody(ti, framework)
+    if only:  # one group of cases (issue #31)
+        {"nbody": nbody, "matmul": matmul, "p2g": p2g, "launch": overhead}[only](ti, framework)
         return
     run_programs(ti, framework)
 

@@ -1,74 +1,121 @@
-"""n-body at 0.97x Taichi Vulkan: time WGSL variants of bench.py's `forces` shader.
+"""n-body on the GPU: where the time of bench.py's two kernels goes, by WGSL variants.
 
     python benchmarks/gpu/nbody_probe.py        # one JSON row per variant
 
-With 8192 bodies the kernel has 8192 invocations (32 workgroups of 256), each walking all 8192
-bodies in a serial loop: the time is the latency of one iteration's dependent chain (three
-loads, a square root, a division) times 8192, not throughput. The variants: naga's runtime
-checks off (an index clamp per load, a counter per loop), smaller workgroups (more SMs busy),
-the inner loop unrolled (chains of several iterations interleave), `1 / (r2 * sqrt(r2))` as
-`inverseSqrt(r2)` cubed. Each variant's velocities after one launch are compared with the
-emitted shader's.
+With 8192 bodies the plain kernel has 8192 invocations and the tiled one 64 workgroups of 128:
+a few warps per SM, each walking all 8192 bodies in a serial loop, so the time is the latency
+of one iteration's chain, not throughput. The variants rewrite the shaders as emitted now
+(fast_math, products contracted): the division `1 / (r2 * sqrt(r2))` without its IEEE
+spelling (zero-divisor test, hidden divisor), as `inverseSqrt(r2)` cubed, and, for the plain
+kernel, hand-written shaders that split each body's loop over `K` invocations and add their
+partial forces in workgroup memory (what a compiler pass could do for a range whose serial
+loop is long and whose invocations are few). Each variant's velocities after one launch are
+compared with the emitted shader's (`max_rel_diff`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
-from dataclasses import replace
 
 import numpy as np
 import shader_variants as sv
 
 import tistudio as ti
 
-BODIES = int(__import__("os").environ.get("BENCH_BODIES", 8192))
+BODIES = int(os.environ.get("BENCH_BODIES", 8192))
+TILE = 128
 REPS = 10
+_DIVISION = re.compile(
+    r"let (s\d+): f32 = select\(c\d+ / select\((s\d+), 0\.0f, ti_never\), .*\n"
+)
+_ROOT = re.compile(r"let (s\d+): f32 = sqrt\((s\d+)\);\s*let (s\d+): f32 = \(\2 \* \1\);\s*")
 
 
-def rsqrt(text: str) -> str:
-    m = re.search(
-        r"let (s\d+): f32 = sqrt\((s\d+)\);\s*let (s\d+): f32 = \(\2 \* \1\);\s*"
-        r"let (s\d+): f32 = \(1.0f / \3\);",
-        text,
-    )
-    assert m, "no 1 / (r2 * sqrt(r2)) in the shader"
-    return text.replace(
-        m[0], f"let {m[1]}: f32 = inverseSqrt({m[2]});\nlet {m[4]}: f32 = {m[1]} * {m[1]} * {m[1]};"
-    )
-
-
-def variants(text: str) -> dict[str, tuple[str, bool, int]]:
-    """name: (shader, runtime checks, workgroup size)"""
-    out = {"as emitted": (text, True, 256), "no runtime checks": (text, False, 256)}
-    for size in (64, 128):
-        out[f"wg {size}"] = (sv.workgroup_size(text, size), True, size)
-        out[f"wg {size}, no checks"] = (sv.workgroup_size(text, size), False, size)
-    for factor in (2, 4, 8):
-        out[f"unroll {factor}"] = (sv.unroll_serial(text, factor), True, 256)
-        out[f"unroll {factor}, no checks"] = (sv.unroll_serial(text, factor), False, 256)
-    out["inverseSqrt"] = (rsqrt(text), True, 256)
-    out["inverseSqrt, no checks"] = (rsqrt(text), False, 256)
-    out["unroll 4, wg 64, no checks"] = (
-        sv.workgroup_size(sv.unroll_serial(text, 4), 64),
-        False,
-        64,
-    )
-    out["unroll 4, inverseSqrt, no checks"] = (sv.unroll_serial(rsqrt(text), 4), False, 256)
-    out["unroll 4, inverseSqrt, wg 64, no checks"] = (
-        sv.workgroup_size(sv.unroll_serial(rsqrt(text), 4), 64),
-        False,
-        64,
-    )
+def plain_division(text: str) -> str:
+    """`1 / x` as WGSL's division, without the zero-divisor test and the hidden divisor."""
+    out, n = _DIVISION.subn(lambda m: f"let {m[1]}: f32 = (1.0f / {m[2]});\n", text)
+    assert n, "no division in the shader"
     return out
+
+
+def inverse_sqrt(text: str) -> str:
+    """`1 / (r2 * sqrt(r2))` as `inverseSqrt(r2)` cubed."""
+    text = plain_division(text)
+    m = _ROOT.search(text)
+    assert m, "no r2 * sqrt(r2) in the shader"
+    div = re.search(rf"let (s\d+): f32 = \(1\.0f / {m[3]}\);", text)
+    head = f"let {m[1]}: f32 = inverseSqrt({m[2]});\nlet {m[3]}: f32 = {m[1]};\n"
+    text = text.replace(m[0], head)
+    return text.replace(div[0], f"let {div[1]}: f32 = {m[1]} * {m[1]} * {m[1]};")
+
+
+def split_shader(header: str, lanes: int, ieee_division: bool) -> str:
+    """The plain kernel as `lanes` invocations per body (workgroups of 256), each taking every
+    `lanes`-th body, partial forces added in workgroup memory. Fields px..vz are consecutive
+    arrays of BODIES f32 in tree0_f32 (as bench.py allocates them)."""
+    n = BODIES
+    if ieee_division:
+        inv = (
+            "select(1.0f / q, bitcast<f32>((bitcast<u32>(q) & 0x80000000u) | 0x7f800000u), "
+            "(bitcast<u32>(q) & 0x7fffffffu) == 0u)"
+        )
+    else:
+        inv = "1.0f / q"
+    body = f"""
+var<workgroup> partial: array<vec3<f32>, 256>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {{
+    let i = gid.x / {lanes}u;
+    let lane = gid.x % {lanes}u;
+    let xi = tree0_f32[i];
+    let yi = tree0_f32[{n}u + i];
+    let zi = tree0_f32[{2 * n}u + i];
+    var a = vec3<f32>(0.0f);
+    for (var j: u32 = lane; j < {n}u; j = j + {lanes}u) {{
+        let dx = tree0_f32[j] - xi;
+        let dy = tree0_f32[{n}u + j] - yi;
+        let dz = tree0_f32[{2 * n}u + j] - zi;
+        let r2 = dx * dx + dy * dy + dz * dz + 0.01f;
+        let q = r2 * sqrt(r2);
+        let inv = {inv};
+        a = a + vec3<f32>(dx, dy, dz) * inv;
+    }}
+    partial[lid] = a;
+    workgroupBarrier();
+    for (var s: u32 = {lanes // 2}u; s > 0u; s = s >> 1u) {{
+        if (lane < s) {{
+            partial[lid] = partial[lid] + partial[lid + s];
+        }}
+        workgroupBarrier();
+    }}
+    if (lane == 0u) {{
+        let f = partial[lid] * 0.001f;
+        tree0_f32[{3 * n}u + i] = tree0_f32[{3 * n}u + i] + f.x;
+        tree0_f32[{4 * n}u + i] = tree0_f32[{4 * n}u + i] + f.y;
+        tree0_f32[{5 * n}u + i] = tree0_f32[{5 * n}u + i] + f.z;
+    }}
+}}
+"""
+    return header + body
+
+
+def groups_of(text: str) -> int:
+    """Workgroups the emitted shader needs: one per tile (tiled) or per `size` bodies."""
+    tiles = re.search(r"tile < (\d+)u", text)
+    if tiles:
+        return int(tiles[1])
+    size = int(re.search(r"@workgroup_size\((\d+)\)", text)[1])
+    return -(-BODIES // size)
 
 
 def main() -> None:
     ti.init(arch=ti.gpu, fallback_to_cpu=False)
     adapter = ti.lang.impl.current_adapter()
     device = ti.lang.impl.get_program().gpu.device
-    # the variants rewrite the shader as it was before unroll.py and small workgroups
-    device.caps = replace(device.caps, unroll=False, small_group=device.caps.workgroup_size)
     px, py, pz = (ti.field(ti.f32, shape=BODIES) for _ in range(3))
     vx, vy, vz = (ti.field(ti.f32, shape=BODIES) for _ in range(3))
 
@@ -95,24 +142,63 @@ def main() -> None:
             vy[i] += ay * 1e-3
             vz[i] += az * 1e-3
 
+    @ti.kernel
+    def forces_tiled():
+        ti.loop_config(block_dim=TILE)
+        for i in range(BODIES):
+            pad = ti.simt.block.SharedArray((3, TILE), ti.f32)
+            t = i % TILE
+            xi, yi, zi = px[i], py[i], pz[i]
+            ax, ay, az = 0.0, 0.0, 0.0
+            for k in range(BODIES // TILE):
+                pad[0, t] = px[k * TILE + t]
+                pad[1, t] = py[k * TILE + t]
+                pad[2, t] = pz[k * TILE + t]
+                ti.simt.block.sync()
+                for j in range(TILE):
+                    dx, dy, dz = pad[0, j] - xi, pad[1, j] - yi, pad[2, j] - zi
+                    r2 = dx * dx + dy * dy + dz * dz + 0.01
+                    inv = 1.0 / (r2 * ti.sqrt(r2))
+                    ax += dx * inv
+                    ay += dy * inv
+                    az += dz * inv
+                ti.simt.block.sync()
+            vx[i] += ax * 1e-3
+            vy[i] += ay * 1e-3
+            vz[i] += az * 1e-3
+
     init()
-    forces()
-    ti.sync()
-    exe = forces.compile_report().result.executable
-    shader = exe.tasks[0][0]
     reference = None
-    for label, (text, checks, size) in variants(shader.wgsl).items():
-        pipeline, group = sv.pipeline_for(device, exe, shader, text, checks)
-        groups = -(-BODIES // size)
-        init()
-        device.dispatch(pipeline, group, b"", groups)
-        got = vx.to_numpy()
-        reference = got if reference is None else reference
-        ms = sv.timed(device, pipeline, group, groups, REPS)
-        row = {"adapter": adapter, "probe": "n-body", "variant": label, "ms": round(ms, 4)}
-        row["gpairs"] = round(BODIES * BODIES / ms / 1e6, 1)
-        row["max_rel_diff"] = float(np.max(np.abs(got - reference) / (np.abs(reference) + 1e-6)))
-        print(json.dumps(row), flush=True)
+    for name, kernel in (("plain", forces), ("tiled", forces_tiled)):
+        kernel()
+        ti.sync()
+        exe = kernel.compile_report().result.executable
+        shader = exe.tasks[0][0]
+        text = shader.wgsl
+        variants = {
+            "as emitted": (text, groups_of(text)),
+            "plain division": (plain_division(text), groups_of(text)),
+            "inverseSqrt cubed": (inverse_sqrt(text), groups_of(text)),
+        }
+        if name == "plain":
+            header = text[: text.index("var<private> ti_never")]
+            for lanes in (8, 16, 32):
+                groups = BODIES * lanes // 256
+                for ieee in (True, False):
+                    label = f"split over {lanes} lanes" + (", IEEE division" if ieee else "")
+                    variants[label] = (split_shader(header, lanes, ieee), groups)
+        for label, (variant, groups) in variants.items():
+            pipeline, group = sv.pipeline_for(device, exe, shader, variant, False)
+            init()
+            device.dispatch(pipeline, group, b"", groups)
+            got = vx.to_numpy()
+            reference = got if reference is None else reference
+            ms = sv.timed(device, pipeline, group, groups, REPS)
+            row = {"adapter": adapter, "probe": f"n-body {name}", "variant": label}
+            row.update(ms=round(ms, 4), gpairs=round(BODIES * BODIES / ms / 1e6, 1))
+            diff = np.abs(got - reference) / (np.abs(reference) + 1e-6)
+            row["max_rel_diff"] = float(np.max(diff))
+            print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

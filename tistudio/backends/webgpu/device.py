@@ -14,14 +14,18 @@ The GPU runs nothing recorded until it is submitted: a large dispatch keeps it b
 microseconds or more, so submitting it at once lets it run while Python records the next
 launches, for the price of one submit (~20 us of CPU); small dispatches stay batched, since
 there the submit would cost more than the kernel. wgpu-py 0.32's `on_submitted_work_done_sync`
-is broken (it raises TypeError), so waiting uses wgpu-native's blocking poll,
-`device._poll_wait()`.
+is broken (it raises TypeError), so `sync` polls wgpu-native itself: first without blocking,
+in a loop, for up to `spin_s` (`SPIN_S`), then blocking (`device._poll_wait()`). A blocking
+poll sleeps in the driver's fence wait and the thread wakes tens of microseconds after the GPU
+is done; spinning on the fence answers a short kernel's sync at once (CUDA's
+`cudaStreamSynchronize` spins too), and a long kernel costs at most `spin_s` of one core.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import time
 from typing import Any
 
 from tistudio.backends.webgpu.resources import UNIFORM, Binding, Caps
@@ -44,6 +48,7 @@ _TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "
 BATCH = 256  # dispatches recorded before a submit even if nobody waits
 EAGER_GROUPS = 1024  # a dispatch of this many workgroups or more is submitted at once
 NO_RUNTIME_CHECKS = 0  # WGPUShaderRuntimeChecks_None
+SPIN_S = 1e-3  # how long `sync` polls without blocking before it sleeps in the driver
 
 
 class NoAdapterError(RuntimeError):
@@ -84,6 +89,7 @@ class GpuDevice:
         # indices itself (insert_debug_checks). They cost n-body 8-15 % on an H100.
         self.runtime_checks = False
         self.submits = 0  # for tests and the studio: how many submissions so far
+        self.spin_s = SPIN_S  # see the module docstring; 0: block at once
         self.usage = (
             wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
         )
@@ -224,9 +230,22 @@ class GpuDevice:
         self.submits += 1
 
     def sync(self) -> None:
-        """Wait until every recorded dispatch has run."""
+        """Wait until every recorded dispatch has run (see the module docstring)."""
         self.flush()
+        if self.spin_s > 0 and self._spin_until_idle(self.spin_s):
+            return
         self.device._poll_wait()
+
+    def _spin_until_idle(self, budget_s: float) -> bool:
+        """Poll without blocking until the queue is empty (True) or `budget_s` has passed."""
+        from wgpu.backends.wgpu_native import _api
+
+        poll, handle, null = _api.libf.wgpuDevicePoll, self.device._internal, _api.ffi.NULL
+        deadline = time.perf_counter() + budget_s
+        while not poll(handle, False, null):  # returns whether the queue is empty
+            if time.perf_counter() > deadline:
+                return False
+        return True
 
 
 @functools.cache

@@ -65,7 +65,8 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter, SimtEmitter):
     """Emits one offloaded task as one WGSL module. Made per task, never reused. Float
     operations keep IEEE semantics where drivers may not, in every mode (see ieee.py: the
     floating-point contract never lets NaN or infinities be assumed away); `fast_math` only
-    lets f32 `sin`/`cos`/`tan` be the driver's functions (else ours, through f64)."""
+    lets f32 `sin`/`cos`/`tan`, `sqrt` and divisions by a value be the driver's, and products
+    be fused with the additions that consume them (docs/compiler-contract.md)."""
 
     def __init__(
         self,
@@ -82,7 +83,10 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter, SimtEmitter):
         self.task, self.title, self.args, self.caps = task, title, args, caps
         self.task_number = task_number  # its place in the kernel: `ti.random` hashes it
         self.fast_math = fast_math
-        self.contractible = ieee.contractible_products(task)  # see ieee.uncontracted
+        # products an addition consumes, hidden from the driver's fusion (ieee.uncontracted);
+        # with fast_math (and Caps.contract) the driver may fuse them, as Taichi's CUDA does
+        contract = fast_math and caps.contract
+        self.contractible = set() if contract else ieee.contractible_products(task)
         self.numbers, self.uses = numbers, uses
         self.resources = ShaderResources(caps, dict(windows))
         self.body: list[str] = []

@@ -38,6 +38,7 @@ class Caps:
     unroll: bool = True  # serial range-for loops four iterations per step (see unroll.py)
     small_group: int = 64  # workgroup size of a range_for of few workgroups (shader.py)
     grid_unroll: int = 1  # indices per step of a grid-stride loop (unroll.py; 1: no unroll)
+    contract: bool = True  # with fast_math: products may fuse into FMAs (emitter.py)
     description: str = "(no adapter)"
 
     def has(self, feature: str) -> bool:
