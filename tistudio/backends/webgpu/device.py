@@ -238,14 +238,21 @@ class GpuDevice:
 
     def _spin_until_idle(self, budget_s: float) -> bool:
         """Poll without blocking until the queue is empty (True) or `budget_s` has passed."""
-        from wgpu.backends.wgpu_native import _api
-
-        poll, handle, null = _api.libf.wgpuDevicePoll, self.device._internal, _api.ffi.NULL
         deadline = time.perf_counter() + budget_s
-        while not poll(handle, False, null):  # returns whether the queue is empty
+        while not self.idle():
             if time.perf_counter() > deadline:
                 return False
         return True
+
+    def idle(self) -> bool:
+        """Whether every submitted dispatch has run, without waiting (recorded ones that are not
+        submitted yet do not count)."""
+        from wgpu.backends.wgpu_native import _api
+
+        # wgpuDevicePoll returns whether the queue is empty as a Rust `bool` in the low byte of
+        # the 32-bit WGPUBool that cffi reads: the other bytes are left over (0xf18d0000 for
+        # false on lavapipe), so only bit 0 means anything
+        return bool(_api.libf.wgpuDevicePoll(self.device._internal, False, _api.ffi.NULL) & 1)
 
 
 @functools.cache
