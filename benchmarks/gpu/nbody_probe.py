@@ -8,9 +8,9 @@ of one iteration's chain, not throughput. The variants rewrite the shaders as em
 (fast_math, products contracted): the division `1 / (r2 * sqrt(r2))` without its IEEE
 spelling (zero-divisor test, hidden divisor), as `inverseSqrt(r2)` cubed, and, for the plain
 kernel, hand-written shaders that split each body's loop over `K` invocations and add their
-partial forces in workgroup memory (what a compiler pass could do for a range whose serial
-loop is long and whose invocations are few). Each variant's velocities after one launch are
-compared with the emitted shader's (`max_rel_diff`).
+partial forces in workgroup memory (what `passes/split_reductions.py` does), with the division
+spelled each way that `ieee._division` combines (`SPLIT_DIVISIONS`). Each variant's
+velocities after one launch are compared with the emitted shader's (`max_rel_diff`).
 """
 
 from __future__ import annotations
@@ -49,24 +49,43 @@ def inverse_sqrt(text: str) -> str:
     return text.replace(div[0], f"let {div[1]}: f32 = {m[1]} * {m[1]} * {m[1]};")
 
 
-def split_shader(header: str, lanes: int, ieee_division: bool) -> str:
+# the division `1 / q` of the split shaders, as spelled (ieee._division's parts one by one)
+SPLIT_DIVISIONS = {
+    "plain division": "1.0f / q",
+    "zero test on the bits": (
+        "select(1.0f / q, bitcast<f32>((bitcast<u32>(q) & 0x80000000u) | 0x7f800000u), "
+        "(bitcast<u32>(q) & 0x7fffffffu) == 0u)"
+    ),
+    "zero test as a float compare": (
+        "select(1.0f / q, bitcast<f32>((bitcast<u32>(q) & 0x80000000u) | 0x7f800000u), q == 0.0f)"
+    ),
+    "hidden divisor": "1.0f / select(q, 0.0f, ti_never)",
+    "opaque numerator": "select(1.0f, 0.0f, ti_never) / q",
+    "as emitted (opaque 1, hidden divisor, zero test)": (
+        "select(one / select(q, 0.0f, ti_never), select(bitcast<f32>(((bitcast<u32>(one) ^ "
+        "bitcast<u32>(q)) & 0x80000000u) | 0x7f800000u), bitcast<f32>((2143289344u ^ "
+        "(ti_zero << 23u))), (((bitcast<u32>(one) & ~0x80000000u) == 0u) || nan_f32(one))), "
+        "((bitcast<u32>(q) & ~0x80000000u) == 0u))"
+    ),
+}
+
+
+def split_shader(header: str, lanes: int, division: str) -> str:
     """The plain kernel as `lanes` invocations per body (workgroups of 256), each taking every
-    `lanes`-th body, partial forces added in workgroup memory. Fields px..vz are consecutive
-    arrays of BODIES f32 in tree0_f32 (as bench.py allocates them)."""
+    `lanes`-th body, partial forces added in workgroup memory; `1 / q` spelled `division`.
+    Fields px..vz are consecutive arrays of BODIES f32 in tree0_f32 (as bench.py allocates
+    them); `header` is the emitted shader's text up to its `main` (bindings and helpers)."""
     n = BODIES
-    if ieee_division:
-        inv = (
-            "select(1.0f / q, bitcast<f32>((bitcast<u32>(q) & 0x80000000u) | 0x7f800000u), "
-            "(bitcast<u32>(q) & 0x7fffffffu) == 0u)"
-        )
-    else:
-        inv = "1.0f / q"
     body = f"""
 var<workgroup> partial: array<vec3<f32>, 256>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {{
+        @builtin(local_invocation_index) lid: u32,
+        @builtin(num_workgroups) groups: vec3<u32>) {{
+    ti_never = groups.y == 0u;
+    ti_zero = groups.y - 1u;
+    let one = select(1.0f, 0.0f, ti_never);
     let i = gid.x / {lanes}u;
     let lane = gid.x % {lanes}u;
     let xi = tree0_f32[i];
@@ -79,7 +98,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         let dz = tree0_f32[{2 * n}u + j] - zi;
         let r2 = dx * dx + dy * dy + dz * dz + 0.01f;
         let q = r2 * sqrt(r2);
-        let inv = {inv};
+        let inv = {division};
         a = a + vec3<f32>(dx, dy, dz) * inv;
     }}
     partial[lid] = a;
@@ -99,6 +118,23 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
 }}
 """
     return header + body
+
+
+_HIDDEN_DIVISOR = re.compile(r"(c\d+) / select\((s\d+), 0\.0f, ti_never\)")
+
+
+def divisor_shown(text: str) -> str:
+    """The emitted division with its divisor not hidden behind `select(.., ti_never)`."""
+    out, n = _HIDDEN_DIVISOR.subn(lambda m: f"{m[1]} / {m[2]}", text)
+    assert n
+    return out
+
+
+def literal_numerator(text: str) -> str:
+    """The emitted division of the opaque 1.0 constant by a literal 1.0f (the rest kept)."""
+    out, n = _HIDDEN_DIVISOR.subn(lambda m: f"1.0f / select({m[2]}, 0.0f, ti_never)", text)
+    assert n
+    return out
 
 
 def groups_of(text: str) -> int:
@@ -175,16 +211,18 @@ def main() -> None:  # noqa: C901 - the two kernels and their variants, side by 
         text = shader.wgsl
         variants = {
             "as emitted": (text, groups_of(text)),
+            "division's divisor not hidden": (divisor_shown(text), groups_of(text)),
+            "division's numerator a literal 1.0f": (literal_numerator(text), groups_of(text)),
             "plain division": (plain_division(text), groups_of(text)),
             "inverseSqrt cubed": (inverse_sqrt(text), groups_of(text)),
         }
         if name == "plain":
-            header = text[: text.index("var<private> ti_never")]
-            for lanes in (8, 16, 32):
+            header = text[: text.index("@compute")]
+            for lanes in (16, 32):
                 groups = BODIES * lanes // 256
-                for ieee in (True, False):
-                    label = f"split over {lanes} lanes" + (", IEEE division" if ieee else "")
-                    variants[label] = (split_shader(header, lanes, ieee), groups)
+                for spelling, division in SPLIT_DIVISIONS.items():
+                    label = f"split over {lanes} lanes, {spelling}"
+                    variants[label] = (split_shader(header, lanes, division), groups)
         for label, (variant, groups) in variants.items():
             pipeline, group = sv.pipeline_for(device, exe, shader, variant, False)
             init()
