@@ -539,7 +539,10 @@ def main():
 
         ti.init(arch=ti.gpu, fallback_to_cpu=False)
         framework = f"tistudio ({ti.lang.impl.current_adapter()})"
-        framework += tistudio_options(ti.lang.impl.get_program().gpu.device)
+        device = ti.lang.impl.get_program().gpu.device
+        grid = {"framework": framework, "case": "grid measured at ti.init (calibrate.py)"}
+        print(json.dumps(grid | {"max_groups": device.caps.max_groups}), flush=True)
+        framework += tistudio_options(device)
     else:
         import taichi as ti
 

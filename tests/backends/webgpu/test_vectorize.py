@@ -354,3 +354,45 @@ def test_two_element_types_of_one_tree_keep_one_view_each(device):
     ((shader, _, _),) = convert.instances()[0].result.executable.tasks
     assert sorted(b.view for b in shader.bindings) == ["v4f32", "v4i32"]
     ti.reset()
+
+
+@pytest.mark.parametrize("factor", [1, 4])
+def test_a_loop_that_stores_nothing_takes_several_vec4_steps_per_iteration(factor):
+    """A sum's vec4 loop takes `Caps.stream_unroll` steps `stride` apart per iteration, then
+    the rest one by one; a loop that stores keeps one step (saxpy halved when unrolled on an
+    H200). 1,000,003 elements: on lavapipe (64 workgroups of 256) three unrolled iterations,
+    a remainder of vec4 steps and three scalar indices; the sums are exact."""
+    n = 1_000_003
+    with gpu_program(vectorize=True):
+        device = impl.get_program().gpu.device
+        before = device.caps
+        device.caps = replace(device.caps, stream_unroll=factor)
+        try:
+            x = ti.field(ti.f32, shape=n)
+            y = ti.field(ti.f32, shape=n)
+            total = ti.field(ti.f32, shape=())
+            count = ti.field(ti.i32, shape=())
+
+            @ti.kernel
+            def fill():
+                for i in x:
+                    x[i] = i % 7
+                    y[i] = x[i] * 2.0
+
+            @ti.kernel
+            def sum_x():
+                for i in x:
+                    total[None] += x[i]
+                    count[None] += ti.cast(x[i], ti.i32)
+
+            fill()
+            sum_x()
+            exact = int(np.sum(np.arange(n) % 7))
+            assert (total[None], count[None]) == (exact, exact)
+            np.testing.assert_array_equal(y.to_numpy(), 2.0 * (np.arange(n) % 7))
+            summed, stored = sum_x.compile_report().wgsl, fill.compile_report().wgsl
+        finally:
+            device.caps = before
+    unrolled = "kk4 = kk4 + 4u * (groups.x * 256u)"
+    assert (unrolled in summed) == (factor == 4), summed
+    assert "kk4" not in stored and "for (var k4: u32" in stored, stored

@@ -26,8 +26,10 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from dataclasses import replace
 from typing import Any
 
+from tistudio.backends.webgpu import calibrate
 from tistudio.backends.webgpu.resources import UNIFORM, Binding, Caps
 
 log = logging.getLogger("tistudio")
@@ -114,11 +116,16 @@ class GpuDevice:
             window_bytes=limits["max-storage-buffer-binding-size"] // 256 * 256,
             max_immediate_size=limits.get("max-immediate-size", 0),
             max_storage_buffers=limits["max-storage-buffers-per-shader-stage"],
-            max_groups=64 if is_cpu else 4096,
             description=describe(adapter),
         )
-        log.info("[tistudio] WebGPU adapter: %s", caps.description)
-        return cls(adapter, device, caps)
+        gpu = cls(adapter, device, caps)
+        gpu.caps = replace(caps, max_groups=calibrate.chosen_groups(gpu, is_cpu))
+        log.info(
+            "[tistudio] WebGPU adapter: %s, grids of %d workgroups",
+            caps.description,
+            gpu.caps.max_groups,
+        )
+        return gpu
 
     # --- buffers ------------------------------------------------------------------------
 

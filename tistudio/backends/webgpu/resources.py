@@ -34,10 +34,12 @@ class Caps:
     max_storage_buffers: int = 8
     workgroup_size: int = 256
     max_groups: int = 65535  # workgroups of a range_for; larger ranges stride over the grid
+    # (GpuDevice.open measures it on the card: calibrate.py)
     vectorize: bool = True  # vec4 access in simple elementwise loops (see vectorize.py)
     unroll: bool = True  # serial range-for loops four iterations per step (see unroll.py)
     small_group: int = 64  # workgroup size of a range_for of few workgroups (shader.py)
     grid_unroll: int = 1  # indices per step of a grid-stride loop (unroll.py; 1: no unroll)
+    stream_unroll: int = 4  # vec4 steps per iteration of a vec4 loop that stores nothing
     contract: bool = True  # with fast_math: products may fuse into FMAs (emitter.py)
     description: str = "(no adapter)"
 
