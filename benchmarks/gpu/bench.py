@@ -11,7 +11,7 @@
     BENCH_GRID_UNROLL=2 ... # two indices per step of a grid-stride loop
     BENCH_CONTRACT=0 ...    # products never fused into FMAs, even with fast_math
     BENCH_SPIN=0 ...        # ti.sync sleeps in the driver at once (no polling first)
-    BENCH_ONLY=nbody|sparse|matmul|p2g|launch   # one group of cases
+    BENCH_ONLY=nbody|sparse|matmul|p2g|launch|stencil   # one group of cases
 
 Each prints one JSON object per case. `batched_ms` is the time per launch of `REPS` launches
 followed by one sync (what a loop of launches costs; the GPU's time for memory-bound kernels),
@@ -554,7 +554,9 @@ def main():
             sparse(ti, framework, kind)
         return
     if only:  # one group of cases (issue #31)
-        {"nbody": nbody, "matmul": matmul, "p2g": p2g, "launch": overhead}[only](ti, framework)
+        cases = {"nbody": nbody, "matmul": matmul, "p2g": p2g, "launch": overhead}
+        cases["stencil"] = stencil
+        cases[only](ti, framework)
         return
     run_programs(ti, framework)
 

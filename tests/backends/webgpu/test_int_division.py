@@ -74,11 +74,60 @@ def test_signed_division_matches_the_cpu(dtype_name: str) -> None:
 @pytest.mark.parametrize("dtype_name", ["i8", "i32", "i64"])
 def test_no_signed_division_reaches_the_driver(dtype_name: str) -> None:
     """Every `/` and `%` in the shader divides unsigned magnitudes: in the helper functions,
-    whose operands are `ua` and a `select` of `ub`; `main` divides nothing."""
+    whose operands are `ua` and a `select` of `ub`; in `main` only a magnitude by an unsigned
+    literal (`_by_positive_constant`: the ndrange's `% n` and `// n`)."""
     _needs_int64(dtype_name)
     _, wgsl = _divide_all(ti.gpu, dtype_name)
     code = re.sub(r"//[^\n]*", "", wgsl)  # comments quote the user's `//`
     main = code[code.index("fn main(") :]
-    assert not re.search(r"[^/*]\s[/%]\s", main), main
+    magnitude = r"\(select\((u32|u64)\((\w+)\), 0l?u - \1\(\2\), \2 < 0l?i\) [/%] \d+l?u\)"
+    rest = re.sub(magnitude, "", main)
+    assert main != rest and not re.search(r"[^/*]\s[/%]\s", rest), main
     divisions = re.findall(r"(\w+) ([/%]) select\((\w+),", code)
     assert divisions and all(d[0] == "ua" and d[2] == "ub" for d in divisions), divisions
+
+
+DIVISORS = (1, 2, 3, 7, 1024, 8192, 100003)
+
+
+def _divide_by_literals(arch, dtype_name: str) -> tuple[np.ndarray, str]:
+    """Every EDGES[dtype] value through the four operators by each of DIVISORS written as a
+    literal (those that fit the type), on `arch`, and the WGSL."""
+    ti.init(arch=arch, offline_cache=False, fallback_to_cpu=False)
+    dtype = getattr(ti, dtype_name)
+    values = np.array(EDGES[dtype_name], dtype=dtype_name.replace("i", "int"))
+    limit = np.iinfo(values.dtype).max
+    divisors = [d for d in DIVISORS if d <= limit]
+    n = len(values)
+    a = ti.field(dtype, shape=n)
+    out = ti.field(dtype, shape=(n, len(divisors), 4))
+    a.from_numpy(values)
+
+    @ti.kernel
+    def divide():
+        for i in range(n):
+            x = a[i]
+            for k in ti.static(range(len(divisors))):
+                out[i, k, 0] = x // divisors[k]
+                out[i, k, 1] = x % divisors[k]
+                out[i, k, 2] = ti.raw_div(x, divisors[k])
+                out[i, k, 3] = ti.raw_mod(x, divisors[k])
+
+    report = divide.compile_report()
+    divide()
+    return out.to_numpy(), getattr(report, "wgsl", "") if arch != ti.cpu else ""
+
+
+@pytest.mark.parametrize("dtype_name", sorted(EDGES))
+def test_division_by_a_positive_literal_matches_the_cpu(dtype_name: str) -> None:
+    """A positive literal divisor is divided inline (`wgsl._by_positive_constant`), the
+    constant visible to the driver (a shift, a mask, a multiplication): the CPU's results for
+    every edge value, and no helper call left for them."""
+    _needs_int64(dtype_name)
+    expected, _ = _divide_by_literals(ti.cpu, dtype_name)
+    actual, wgsl = _divide_by_literals(ti.gpu, dtype_name)
+    np.testing.assert_array_equal(actual, expected)
+    main = re.sub(r"//[^\n]*", "", wgsl)
+    main = main[main.index("fn main(") :]
+    assert f"ti_div_{dtype_name}(" not in main and f"ti_mod_{dtype_name}(" not in main, main
+    assert re.search(r"[/%] 3l?u\)", main), main  # the constant, unsigned, where drivers see it
