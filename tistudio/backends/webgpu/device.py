@@ -6,8 +6,9 @@ the optional features the compiler uses (f16, f64, i64, f32 and i64 atomics, imm
 timestamps) and the adapter's full limits. Creating a device costs 0.1-0.4 s, so a process
 opens one and every `ti.init(arch=ti.gpu)` shares it (`default_device`).
 
-Launches are asynchronous, as in Taichi: dispatches are recorded into one open compute pass and
-submitted together when the host needs a result (`read`, `sync`), before a host-to-device copy
+Launches are asynchronous, as in Taichi: dispatches are recorded into one open compute pass
+(through wgpu-native's C functions directly: recorder.py) and submitted together when the
+host needs a result (`read`, `sync`), before a host-to-device copy
 (`write`, so the copy lands after the work recorded before it), every `batch` dispatches
 (`BATCH`), and right after a dispatch of at least `eager_groups` workgroups (`EAGER_GROUPS`).
 The GPU runs nothing recorded until it is submitted: a large dispatch keeps it busy for tens of
@@ -30,6 +31,7 @@ from dataclasses import replace
 from typing import Any
 
 from tistudio.backends.webgpu import calibrate
+from tistudio.backends.webgpu.recorder import Recorder
 from tistudio.backends.webgpu.resources import UNIFORM, Binding, Caps
 
 log = logging.getLogger("tistudio")
@@ -81,8 +83,7 @@ class GpuDevice:
         self.queue = device.queue
         self.description = caps.description
         self._pipelines: dict[tuple, tuple[Any, Any]] = {}
-        self._encoder: Any = None
-        self._pass: Any = None
+        self._recorder = Recorder(device, self.queue)  # the open batch of dispatches
         self._recorded = 0
         self.batch = BATCH  # dispatches recorded before a submit (see the module docstring)
         self.eager_groups = EAGER_GROUPS
@@ -212,29 +213,19 @@ class GpuDevice:
     # --- dispatch and batching ----------------------------------------------------------
 
     def dispatch(self, pipeline: Any, bind_group: Any, immediates: bytes, groups: int) -> None:
-        if self._pass is None:
-            self._encoder = self.device.create_command_encoder()
-            self._pass = self._encoder.begin_compute_pass()
-        compute = self._pass
-        compute.set_pipeline(pipeline)
-        if bind_group is not None:
-            compute.set_bind_group(0, bind_group)
-        if immediates:
-            compute.set_immediates(0, immediates, 0, len(immediates))
-        compute.dispatch_workgroups(groups)
+        """Record a dispatch into the open batch (recorder.py); submit by the module's rules."""
+        self._recorder.dispatch(pipeline, bind_group, immediates, groups)
         self._recorded += 1
         if self._recorded >= self.batch or groups >= self.eager_groups:
             self.flush()
 
     def flush(self) -> None:
         """Submit what is recorded, without waiting."""
-        if self._pass is None:
+        if not self._recorder.is_open:
             return
-        self._pass.end()
-        self.queue.submit([self._encoder.finish()])
-        self._pass = self._encoder = None
         self._recorded = 0
         self.submits += 1
+        self._recorder.submit()
 
     def sync(self) -> None:
         """Wait until every recorded dispatch has run (see the module docstring)."""
