@@ -221,7 +221,7 @@ class GpuDevice:
 
     def flush(self) -> None:
         """Submit what is recorded, without waiting."""
-        if not self._recorder.is_open:
+        if not self._recorder.recorded:
             return
         self._recorded = 0
         self.submits += 1
@@ -230,6 +230,7 @@ class GpuDevice:
     def sync(self) -> None:
         """Wait until every recorded dispatch has run (see the module docstring)."""
         self.flush()
+        self._recorder.open()  # for the next launch, while the GPU runs (recorder.py)
         if self.spin_s > 0 and self._spin_until_idle(self.spin_s):
             return
         self.device._poll_wait()

@@ -36,17 +36,22 @@ class Recorder:
         self._buffers = new("WGPUCommandBuffer[1]")
         self._encoder: Any = None
         self._pass: Any = None
+        self.recorded = 0  # dispatches in the open pass
 
-    @property
-    def is_open(self) -> bool:
-        return self._pass is not None
+    def open(self) -> None:
+        """Open a pass if none is open: `GpuDevice.sync` does it while the GPU runs, so that
+        the next launch finds one (an empty pass is never submitted)."""
+        if self._pass is None:
+            lib = self._lib
+            self._encoder = lib.wgpuDeviceCreateCommandEncoder(self._device, self._encoder_desc)
+            self._pass = lib.wgpuCommandEncoderBeginComputePass(self._encoder, self._pass_desc)
 
     def dispatch(self, pipeline: Any, bind_group: Any, immediates: bytes, groups: int) -> None:
         """Record one dispatch of `groups` workgroups (opening a pass if none is open)."""
         lib = self._lib
         if self._pass is None:
-            self._encoder = lib.wgpuDeviceCreateCommandEncoder(self._device, self._encoder_desc)
-            self._pass = lib.wgpuCommandEncoderBeginComputePass(self._encoder, self._pass_desc)
+            self.open()
+        self.recorded += 1
         compute = self._pass
         lib.wgpuComputePassEncoderSetPipeline(compute, pipeline._internal)
         if bind_group is not None:
@@ -59,12 +64,13 @@ class Recorder:
         lib.wgpuComputePassEncoderDispatchWorkgroups(compute, groups, 1, 1)
 
     def submit(self) -> None:
-        """End the open pass and submit it (nothing if none is open); raises wgpu's
+        """End the open pass and submit it (nothing if it holds no dispatch); raises wgpu's
         validation errors of what was recorded."""
-        if self._pass is None:
+        if not self.recorded:
             return
         lib, encoder, compute = self._lib, self._encoder, self._pass
         self._encoder = self._pass = None
+        self.recorded = 0
         buffer = None
         try:
             lib.wgpuComputePassEncoderEnd(compute)
