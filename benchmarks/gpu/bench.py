@@ -185,9 +185,11 @@ def stencil_two_trees(ti, framework, a, want):
     report(framework, case, batched, best, 8 * SIDE * SIDE, abs(c[5, 7] - want) < 1e-5)
 
 
-def nbody(ti, framework):  # noqa: C901 - the plain and the tiled kernel, side by side
-    px, py, pz = (ti.field(ti.f32, shape=BODIES) for _ in range(3))
-    vx, vy, vz = (ti.field(ti.f32, shape=BODIES) for _ in range(3))
+def nbody_kernels(ti, bodies: int, tile: int):
+    """The n-body fields and kernels (also `nbody_probe.py`'s): (init, forces, forces_tiled,
+    vx), positions px, py, pz and velocities vx, vy, vz in one tree, in that order."""
+    px, py, pz = (ti.field(ti.f32, shape=bodies) for _ in range(3))
+    vx, vy, vz = (ti.field(ti.f32, shape=bodies) for _ in range(3))
 
     @ti.kernel
     def init():
@@ -200,7 +202,7 @@ def nbody(ti, framework):  # noqa: C901 - the plain and the tiled kernel, side b
     def forces():
         for i in px:
             ax, ay, az = 0.0, 0.0, 0.0
-            for j in range(BODIES):
+            for j in range(bodies):
                 dx, dy, dz = px[j] - px[i], py[j] - py[i], pz[j] - pz[i]
                 r2 = dx * dx + dy * dy + dz * dz + 0.01
                 inv = 1.0 / (r2 * ti.sqrt(r2))
@@ -211,19 +213,17 @@ def nbody(ti, framework):  # noqa: C901 - the plain and the tiled kernel, side b
             vy[i] += ay * 1e-3
             vz[i] += az * 1e-3
 
-    tile = TILE
-
     @ti.kernel
     def forces_tiled():
         # the classic CUDA n-body: each workgroup stages `tile` bodies at a time in workgroup
         # memory (Taichi's manual form, ti.simt.block), every invocation reads them from there
         ti.loop_config(block_dim=tile)
-        for i in range(BODIES):
+        for i in range(bodies):
             pad = ti.simt.block.SharedArray((3, tile), ti.f32)
             t = i % tile  # the invocation's index in its workgroup (Taichi CUDA has no thread_idx)
             xi, yi, zi = px[i], py[i], pz[i]
             ax, ay, az = 0.0, 0.0, 0.0
-            for k in range(BODIES // tile):
+            for k in range(bodies // tile):
                 pad[0, t] = px[k * tile + t]
                 pad[1, t] = py[k * tile + t]
                 pad[2, t] = pz[k * tile + t]
@@ -240,6 +240,12 @@ def nbody(ti, framework):  # noqa: C901 - the plain and the tiled kernel, side b
             vy[i] += ay * 1e-3
             vz[i] += az * 1e-3
 
+    return init, forces, forces_tiled, vx
+
+
+def nbody(ti, framework):
+    tile = TILE
+    init, forces, forces_tiled, vx = nbody_kernels(ti, BODIES, tile)
     init()
     plain_sum = None
     for name, kernel in (

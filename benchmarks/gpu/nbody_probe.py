@@ -19,6 +19,7 @@ import json
 import os
 import re
 
+import bench
 import numpy as np
 import shader_variants as sv
 
@@ -146,61 +147,11 @@ def groups_of(text: str) -> int:
     return -(-BODIES // size)
 
 
-def main() -> None:  # noqa: C901 - the two kernels and their variants, side by side
+def main() -> None:
     ti.init(arch=ti.gpu, fallback_to_cpu=False)
     adapter = ti.lang.impl.current_adapter()
     device = ti.lang.impl.get_program().gpu.device
-    px, py, pz = (ti.field(ti.f32, shape=BODIES) for _ in range(3))
-    vx, vy, vz = (ti.field(ti.f32, shape=BODIES) for _ in range(3))
-
-    @ti.kernel
-    def init():
-        for i in px:
-            px[i] = ti.sin(i * 0.1) * 10
-            py[i] = ti.cos(i * 0.37) * 10
-            pz[i] = (i % 17) * 0.5
-            vx[i] = 0.0
-
-    @ti.kernel
-    def forces():
-        for i in px:
-            ax, ay, az = 0.0, 0.0, 0.0
-            for j in range(BODIES):
-                dx, dy, dz = px[j] - px[i], py[j] - py[i], pz[j] - pz[i]
-                r2 = dx * dx + dy * dy + dz * dz + 0.01
-                inv = 1.0 / (r2 * ti.sqrt(r2))
-                ax += dx * inv
-                ay += dy * inv
-                az += dz * inv
-            vx[i] += ax * 1e-3
-            vy[i] += ay * 1e-3
-            vz[i] += az * 1e-3
-
-    @ti.kernel
-    def forces_tiled():
-        ti.loop_config(block_dim=TILE)
-        for i in range(BODIES):
-            pad = ti.simt.block.SharedArray((3, TILE), ti.f32)
-            t = i % TILE
-            xi, yi, zi = px[i], py[i], pz[i]
-            ax, ay, az = 0.0, 0.0, 0.0
-            for k in range(BODIES // TILE):
-                pad[0, t] = px[k * TILE + t]
-                pad[1, t] = py[k * TILE + t]
-                pad[2, t] = pz[k * TILE + t]
-                ti.simt.block.sync()
-                for j in range(TILE):
-                    dx, dy, dz = pad[0, j] - xi, pad[1, j] - yi, pad[2, j] - zi
-                    r2 = dx * dx + dy * dy + dz * dz + 0.01
-                    inv = 1.0 / (r2 * ti.sqrt(r2))
-                    ax += dx * inv
-                    ay += dy * inv
-                    az += dz * inv
-                ti.simt.block.sync()
-            vx[i] += ax * 1e-3
-            vy[i] += ay * 1e-3
-            vz[i] += az * 1e-3
-
+    init, forces, forces_tiled, vx = bench.nbody_kernels(ti, BODIES, TILE)
     init()
     reference = None
     for name, kernel in (("plain", forces), ("tiled", forces_tiled)):
@@ -225,7 +176,7 @@ def main() -> None:  # noqa: C901 - the two kernels and their variants, side by 
                     variants[label] = (split_shader(header, lanes, division), groups)
         for label, (variant, groups) in variants.items():
             pipeline, group = sv.pipeline_for(device, exe, shader, variant, False)
-            init()
+            vx.fill(0)
             device.dispatch(pipeline, group, b"", groups)
             got = vx.to_numpy()
             reference = got if reference is None else reference
