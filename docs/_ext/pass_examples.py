@@ -167,6 +167,24 @@ def gpu_all_pairs() -> Example:
     return closeness, (256,)
 
 
+def gpu_split_sum() -> Example:
+    """A few hundred invocations, each summing a 1024-trip loop, on the GPU: each sum split
+    over 32 lanes that add their parts in workgroup memory."""
+    ti.init(arch=ti.gpu, offline_cache=False)
+    x = ti.field(ti.f32, shape=1024)
+    near = ti.field(ti.f32, shape=256)
+
+    @ti.kernel
+    def closeness():
+        for i in range(256):
+            s = 0.0
+            for k in range(1024):
+                s += 1.0 / (1.0 + ti.abs(x[i] - x[k]))
+            near[i] = s
+
+    return closeness, ()
+
+
 EXAMPLES: tuple[Callable[[], Example], ...] = (
     reduction,
     arithmetic,
@@ -178,4 +196,5 @@ EXAMPLES: tuple[Callable[[], Example], ...] = (
     quantized,
     gpu_stencil,
     gpu_all_pairs,
+    gpu_split_sum,
 )

@@ -38,6 +38,7 @@ from tistudio.passes import (
     pad_ndrange,
     privatize_fields,
     scalarize,
+    split_reductions,
     type_check,
     unroll,
     vectorize,
@@ -55,7 +56,7 @@ LOWERING_PASSES: dict[str, tuple[ModuleType, ...]] = {
 # IR does not change: the schedule names its statements.
 BACKEND_PASSES: dict[str, tuple[ModuleType, ...]] = {
     "cpu": (jam,),  # unroll-and-jam around a long inner loop: more memory streams per core
-    "gpu": (vectorize, unroll),  # vec4 loads and stores; serial loops four iterations a step
+    "gpu": (split_reductions, vectorize, unroll),  # sums over lanes; vec4s; loops unrolled 4x
 }
 
 
