@@ -51,9 +51,10 @@ from tistudio.passes.simplify import SIMPLIFY_PASSES, fixed_point_steps
 LOWERING_PASSES: dict[str, tuple[ModuleType, ...]] = {
     "gpu": (pad_ndrange,),  # a flat ndrange's rows in whole groups of four, for vec4 access
 }
-# Each back end's last passes: they choose how a task's loops meet the hardware and record it
-# in the task's schedule (ir/schedule.py), which the back end's emitter prints. After them the
-# IR does not change: the schedule names its statements.
+# Each back end's last passes: they choose how a task's loops meet the hardware. The GPU's
+# split_reductions rewrites a task's IR into workgroup form (as ti.simt.block code reads); the
+# others record their choice in the task's schedule (ir/schedule.py), which the back end's
+# emitter prints, so after them the IR does not change: the schedule names its statements.
 BACKEND_PASSES: dict[str, tuple[ModuleType, ...]] = {
     "cpu": (jam,),  # unroll-and-jam around a long inner loop: more memory streams per core
     "gpu": (split_reductions, vectorize, unroll),  # sums over lanes; vec4s; loops unrolled 4x

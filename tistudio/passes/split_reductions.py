@@ -193,10 +193,11 @@ def _move(stmts: list[Stmt], block: Block) -> None:
 
 
 def _zero_other_lanes(sums: list[_Sum], first: Stmt, loc: object) -> list[Stmt]:
-    """`a = a if lane == 0 else 0` for each sum: its starting value is counted once."""
+    """`a = a if lane == 0 else 0` for each sum, so its start counts once; a float's 0 is -0.0
+    (`x + -0.0` is `x`: a sum of -0.0 terms stays -0.0, as the contract has it)."""
     e = _Emit(loc)
-    for x in sums:
-        value, zero = e(s.LocalLoad(x.alloca, ret_type=x.dtype)), e.const(0, x.dtype)
+    for x in sums:  # (an integer's -0.0 is 0)
+        value, zero = e(s.LocalLoad(x.alloca, ret_type=x.dtype)), e.const(-0.0, x.dtype)
         pick = s.TernaryOp(TernaryOpType.select, first, value, zero, ret_type=x.dtype)
         e(s.LocalStore(x.alloca, e(pick)))
     return e.out

@@ -6,6 +6,7 @@ a user's block_dim, a short loop) keep their shape."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -111,6 +112,39 @@ def test_ragged_ranges_and_loops_give_the_cpus_results(device, build):
     got, report = _run("gpu", build)
     assert _split(report) and "ti_active" in report.wgsl
     np.testing.assert_allclose(got["acc"], want["acc"], rtol=1e-4, atol=1e-3)
+
+
+def test_other_lanes_start_a_float_sum_at_negative_zero(device):
+    """Every lane but 0 starts its share at -0.0, the identity of `+` (the contract's start of
+    a parallel reduction: a sum of -0.0 terms stays -0.0; +0.0 would make it +0.0), an
+    integer share at 0. Checked on the IR: lavapipe itself drops the sign of
+    `-0.0 + -0.0` where one operand is a constant (an unsplit serial sum gave +0.0 too),
+    which Vulkan allows without SignedZeroInfNanPreserve, so the values cannot show it."""
+
+    def sums() -> Built:
+        z = ti.field(ti.f32, shape=512)
+        out = ti.field(ti.f32, shape=64)
+        count = ti.field(ti.i32, shape=64)
+
+        @ti.kernel
+        def float_and_int():
+            for i in range(64):
+                s, c = -0.0, 0
+                for j in range(512):
+                    s += z[j]
+                    c += 1
+                out[i] = s
+                count[i] = c
+
+        return float_and_int, {"out": out, "count": count}
+
+    got, report = _run("gpu", sums)
+    assert _split(report) and (got["count"] == 512).all()
+    ir = next(p for p in report.passes if p.name == "split_reductions").ir_text
+    zeros = re.findall(r"<(f32|i32)> (\$\d+) = const (-?0(?:\.0)?)\n", ir)
+    picks = re.findall(r"select\(\$\d+, \$\d+, (\$\d+)\)", ir)
+    starts = {dtype: value for dtype, name, value in zeros if name in picks}
+    assert starts == {"f32": "-0.0", "i32": "0"}, ir
 
 
 def test_the_code_after_the_loop_runs_once_per_index(device):

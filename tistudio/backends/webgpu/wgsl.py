@@ -5,13 +5,12 @@ WGSL has 32-bit scalars (`i32`, `u32`, `f32`, `bool`) and, with the adapter feat
 subtracts and multiplies natively (exactly rounded on every GPU); division, square roots,
 transcendental functions and `pow` go through `f32` and round back, which is what the CPU back
 end's LLVM `half` does, so both agree bit for bit where GPUs' native `f16` math would not.
-The IR's narrow integers live in 32-bit registers: `i8`/`i16` sign-extended in an `i32`,
-`u8`/`u16` zero-extended in a `u32`, and every operator that could leave the narrow range is
-followed by `narrow()` (a shift pair or a mask), so values wrap exactly as the CPU back end's
-`i8` arithmetic does. Operators are tables of format
-strings keyed by op (and kind where WGSL differs); what needs more than one expression (guarded
-division, Taichi's rounding, casts) is a small function. `None` means "not expressible", which
-the emitter turns into `UnsupportedOnBackend`.
+The IR's narrow integers live in 32-bit registers: `i8`/`i16` sign-extended in an `i32`, `u8`/`u16`
+zero-extended in a `u32`, and every operator that could leave the narrow range is followed by
+`narrow()` (a shift pair or a mask), so values wrap exactly as the CPU back end's `i8` arithmetic
+does. Operators are tables of format strings keyed by op (and kind where WGSL differs); what needs
+more than one expression (guarded division, Taichi's rounding, casts) is a small function. `None`
+means "not expressible", which the emitter turns into `UnsupportedOnBackend`.
 """
 
 from __future__ import annotations
@@ -286,14 +285,10 @@ def _guarded_division(op: B, dtype: PrimitiveType, a: str, b: str) -> str:
 
 
 def _by_positive_constant(op: B, dtype: PrimitiveType, a: str, divisor: int) -> str:
-    """`_signed_division` by a positive literal, inline: nothing to guard (the divisor is
-    neither 0 nor -1) and the driver sees an unsigned division by a constant, which it makes a
-    shift, a mask or a multiplication. Through `ti_div_i32` the divisor was hidden by the
-    zero guard, so an ndrange stencil's `% 8192` and `// 8192` per cell were two full integer
-    divisions: ALU work that kept the H200's stencils at 74 % of the copy's bandwidth."""
-    reg = WGSL_TYPE[dtype.name]
-    u = "u64" if reg == "i64" else "u32"
-    z, uz = zero(dtype), "0lu" if u == "u64" else "0u"
+    """`_signed_division` by a positive literal, inline: nothing to guard, and the driver sees
+    an unsigned division by a constant (a shift, a mask, a multiply) hidden by the zero guard."""
+    reg, z = WGSL_TYPE[dtype.name], zero(dtype)
+    u, uz = ("u64", "0lu") if reg == "i64" else ("u32", "0u")
     c = literal(divisor, _unsigned(u))
     m = f"(select({u}({a}), {uz} - {u}({a}), {a} < {z}) {'/' if op is B.div else '%'} {c})"
     return f"select({reg}({m}), {reg}({uz} - {m}), {a} < {z})"
@@ -308,8 +303,7 @@ def _signed_division(op: B, name: str) -> str:
     The magnitude of INT_MIN, 2**(bits-1), is its own unsigned bit pattern."""
     dtype = PrimitiveType(name, int(name[1:]), "int")
     reg, fn = WGSL_TYPE[name], f"ti_{'div' if op is B.div else 'mod'}_{name}"
-    u = "u64" if reg == "i64" else "u32"
-    z, uz = zero(dtype), "0lu" if u == "u64" else "0u"
+    (u, uz), z = ("u64", "0lu") if reg == "i64" else ("u32", "0u"), zero(dtype)
     negative = "(a < z) != (b < z)" if op is B.div else "a < z"
     return f"""fn {fn}(a: {reg}, b: {reg}) -> {reg} {{
     let z = {z};
