@@ -1,50 +1,33 @@
-"""The grid a GPU's device measures for itself when it opens (`backends/webgpu/calibrate.py`).
+"""The grid a GPU's device chooses for itself when it opens (`backends/webgpu/calibrate.py`):
+four times the workgroups the card holds at once, counted by a shader, as a power of two.
 
-On a discrete GPU `GpuDevice.open()` times a vec4 copy at several numbers of workgroups and
-keeps the fewest within 3 % of the fastest. lavapipe (CI's GPU) is a CPU adapter and is not
-measured, but the copy and its timing run on it here, and the choice is tested on given times.
+lavapipe (CI's GPU) is a CPU adapter and keeps 64 without counting, but the counting shader
+runs on it here, and the choice is tested on given counts (an H200 holds 1056).
 """
 
 from __future__ import annotations
 
 import logging
 
-import numpy as np
-
 from tistudio.backends.webgpu import calibrate
 
 
-def test_the_fewest_workgroups_within_the_slack_of_the_fastest():
-    times = {1024: 1.02, 2048: 1.0, 4096: 1.01, 8192: 2.0}
-    assert calibrate.best_groups(times) == 1024  # 2 % slower than the best: close enough
-    times[1024] = 1.04
-    assert calibrate.best_groups(times) == 2048
-    assert calibrate.best_groups({4096: 1.0, 8192: 0.5, 16384: 0.51}) == 8192
+def test_four_waves_of_what_the_card_holds_as_a_power_of_two():
+    assert calibrate.grid_for(1056) == 4096  # an H100 or H200: 132 SMs x 8 workgroups of 256
+    assert calibrate.grid_for(240) == 512  # a smaller card: 960 -> 512
+    assert calibrate.grid_for(1) == 64  # never fewer than 64
+    assert calibrate.grid_for(100_000) == 32768  # never more than WebGPU's 65535
 
 
-def test_the_copy_copies_at_every_grid(device):
-    """The timed shader really moves the data (a shader that did nothing would look fast)."""
-    usage = device.wgpu.BufferUsage
-    size = 1 << 20
-    src, dst = (
-        device.device.create_buffer(
-            size=size, usage=usage.STORAGE | usage.COPY_SRC | usage.COPY_DST
-        )
-        for _ in range(2)
-    )
-    pipeline, group = calibrate.copy_pipeline(device, src, dst)
-    data = np.arange(size // 4, dtype=np.float32)
-    for groups in (1, 3, 1024):  # fewer workgroups than vec4s: the grid-stride loop
-        device.queue.write_buffer(src, 0, (data + groups).tobytes())
-        assert calibrate.copies(device, pipeline, group, groups, 2) > 0
-        got = np.frombuffer(device.queue.read_buffer(dst, 0, size), np.float32)
-        np.testing.assert_array_equal(got, data + groups)
+def test_the_count_finishes_and_sees_at_least_one_group(device):
+    resident = calibrate.resident_groups(device, groups=48, spin=200)
+    assert 1 <= resident <= 48
 
 
-def test_copy_times_has_a_time_for_every_candidate(device):
-    times = calibrate.copy_times(device, nbytes=1 << 20)
-    assert set(times) == set(calibrate.CANDIDATES)
-    assert all(0 < t < 1 for t in times.values()), times
+def test_the_count_sees_groups_that_overlap(device):
+    """With a long loop, lavapipe's threads (one per core; CI has two) run workgroups side by
+    side: a count stuck at 1 would mean the atomics do not count what runs at once."""
+    assert calibrate.resident_groups(device, groups=16, spin=20000) >= 2
 
 
 def test_the_environment_fixes_the_grid_and_cpu_adapters_keep_64(device, monkeypatch):
@@ -54,19 +37,27 @@ def test_the_environment_fixes_the_grid_and_cpu_adapters_keep_64(device, monkeyp
     assert calibrate.chosen_groups(device, is_cpu=True) == 64
 
 
-def test_a_failed_measurement_falls_back_with_a_warning(device, monkeypatch, caplog):
+def test_a_failed_count_falls_back_with_a_warning(device, monkeypatch, caplog):
     monkeypatch.delenv(calibrate.ENV, raising=False)
 
-    def broken(gpu, nbytes=0):
-        raise RuntimeError("no timing here")
+    def broken(gpu):
+        raise RuntimeError("no count here")
 
-    monkeypatch.setattr(calibrate, "copy_times", broken)
+    monkeypatch.setattr(calibrate, "resident_groups", broken)
     with caplog.at_level(logging.WARNING, logger="tistudio"):
         assert calibrate.chosen_groups(device, is_cpu=False) == calibrate.FALLBACK
-    assert "no timing here" in caplog.text
+    assert "no count here" in caplog.text
 
 
-def test_a_measured_choice_is_one_of_the_candidates(device, monkeypatch):
+def test_a_measured_choice_on_this_adapter(device, monkeypatch):
     monkeypatch.delenv(calibrate.ENV, raising=False)
-    monkeypatch.setattr(calibrate, "COPY_BYTES", 1 << 20)
-    assert calibrate.chosen_groups(device, is_cpu=False) in calibrate.CANDIDATES
+    monkeypatch.setattr(calibrate, "PROBE_GROUPS", 32)
+    monkeypatch.setattr(calibrate, "SPIN", 500)
+    counted = []
+    count = calibrate.resident_groups
+    monkeypatch.setattr(
+        calibrate, "resident_groups", lambda gpu: counted.append(count(gpu)) or counted[-1]
+    )
+    chosen = calibrate.chosen_groups(device, is_cpu=False)
+    assert len(counted) == 1 and 1 <= counted[0] <= 32
+    assert chosen == calibrate.grid_for(counted[0])

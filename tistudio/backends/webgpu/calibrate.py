@@ -1,51 +1,70 @@
-"""The grid of a large range_for, measured on this GPU when its device opens.
+"""The grid of a large range_for, from how many workgroups this GPU holds at once.
 
 A range_for task with more indices than `Caps.max_groups` workgroups of 256 can take runs as a
 grid-stride loop over that many workgroups. How many suit a memory-bound loop depends on the
 card, and WebGPU does not say how many multiprocessors it has: on an NVIDIA H200, saxpy moves
-3700-3770 GB/s with 1024 or 4096 workgroups and half that with 8192 or more, while a sum is flat
-from 1024 to 8192 (`benchmarks/gpu/README.md`, memory_probe.py rows of 2026-11-28). So
-`GpuDevice.open()` times a vec4 copy of `COPY_BYTES` at each of `CANDIDATES` (interleaved,
-`ROUNDS` times, the best time of each) and keeps the fewest workgroups within `SLACK` of the
-fastest: the choice is made on the user's card, never hard-coded for one. It costs ~10-30 ms
-once per process. CPU adapters (lavapipe) are not measured: their invocations are threads of
-the host, and 64 workgroups keep them busy. `TISTUDIO_GPU_GROUPS=n` fixes the grid instead
-(for runs that must compare like with like).
+3700-3860 GB/s with 1024 or 4096 workgroups and half that with 8192 or more, while a sum is flat
+from 1024 to 8192 (`benchmarks/gpu/README.md`, memory_probe.py). Timing a copy at each grid
+when the device opened did not tell them apart: four processes on one H200 chose 2048, 4096,
+8192 and 16384 (the copy is flat where saxpy is not).
+
+So `GpuDevice.open()` measures the card's width instead: it launches `PROBE_GROUPS` workgroups
+of 256 invocations that each stay on the GPU for a while (a loop of `SPIN` steps) and count, with
+atomics, how many of them run at the same time (`resident_groups`; an H200 holds 132 SMs x 8 =
+1056). A grid of `WAVES` times that many, rounded down to a power of two (4096 on an H100 or
+H200, fewer on a smaller card, at most 65535), keeps every multiprocessor busy with work
+to spare, like the 4096 measured best on both. It costs ~5 ms once per process. CPU adapters
+(lavapipe) are not measured: their invocations are threads of the host, and 64 workgroups keep
+them busy. `TISTUDIO_GPU_GROUPS=n` fixes the grid instead.
 
 A different grid changes which invocation adds which terms of a float reduction, so its last
-bits may differ between processes that chose differently: the contract's one freedom (the
-order of a parallel reduction, docs/compiler-contract.md); nothing else depends on the grid.
+bits may differ between cards (and processes, should a count differ): the contract's one
+freedom (the order of a parallel reduction, docs/compiler-contract.md); nothing else depends on
+the grid.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import time
 from typing import Any
+
+import numpy as np
+
+from tistudio.backends.webgpu.resources import Binding
 
 log = logging.getLogger("tistudio")
 
-CANDIDATES = (1024, 2048, 4096, 8192, 16384)
-FALLBACK = 4096  # where the copy cannot be timed (a buffer too small, an error)
-COPY_BYTES = 128 << 20  # each of the two buffers
-ROUNDS = 3
-REPS = 8  # copies per timing: ~0.5 ms on an H200, against a sync's ~60 us
-SLACK = 0.03
+FALLBACK = 4096  # where the count cannot be made (an error)
+PROBE_GROUPS = 16384  # more than any GPU holds at once
+SPIN = 20000  # steps each invocation loops: tens of microseconds, so the GPU fills up
+WAVES = 4
 ENV = "TISTUDIO_GPU_GROUPS"
 
-COPY_WGSL = """
-@group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<f32>>;
+
+def resident_wgsl(spin: int) -> str:
+    """The counting shader: counts[0] holds the workgroups running now, counts[1] the most at
+    once; every invocation loops `spin` steps (a value the compiler cannot drop) meanwhile."""
+    return f"""
+@group(0) @binding(0) var<storage, read_write> counts: array<atomic<u32>, 3>;
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>,
-        @builtin(num_workgroups) groups: vec3<u32>) {
-    let n = arrayLength(&src);
-    for (var k: u32 = gid.x; k < n; k = k + groups.x * 256u) {
-        dst[k] = src[k];
-    }
-}
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {{
+    if (lid == 0u) {{
+        atomicMax(&counts[1], atomicAdd(&counts[0], 1u) + 1u);
+    }}
+    var x = lid ^ wid.x;
+    for (var i = 0u; i < {spin}u; i = i + 1u) {{
+        x = x * 1664525u + 1013904223u;
+    }}
+    if (x == 0u) {{
+        atomicAdd(&counts[2], 1u);
+    }}
+    workgroupBarrier();
+    if (lid == 0u) {{
+        atomicSub(&counts[0], 1u);
+    }}
+}}
 """
 
 
@@ -57,75 +76,32 @@ def chosen_groups(gpu: Any, is_cpu: bool) -> int:
     if is_cpu:
         return 64
     try:
-        times = copy_times(gpu)
-    except Exception as e:  # noqa: BLE001 - a failed measurement must not stop ti.init
-        log.warning("[tistudio] could not time the GPU's grids (%s); using %d", e, FALLBACK)
+        resident = resident_groups(gpu)
+    except Exception as e:  # noqa: BLE001 - a failed count must not stop ti.init
+        log.warning("[tistudio] could not count the GPU's workgroups (%s); using %d", e, FALLBACK)
         return FALLBACK
-    return best_groups(times)
+    return grid_for(resident)
 
 
-def best_groups(times: dict[int, float]) -> int:
-    """The fewest workgroups whose time is within SLACK of the fastest."""
-    fastest = min(times.values())
-    return min(g for g, t in times.items() if t <= fastest * (1 + SLACK))
+def grid_for(resident: int) -> int:
+    """WAVES times `resident` workgroups, rounded down to a power of two, within [64, 65535]."""
+    wanted = max(64, min(WAVES * max(resident, 1), 65535))
+    return 1 << (wanted.bit_length() - 1)
 
 
-def copy_times(gpu: Any, nbytes: int | None = None) -> dict[int, float]:
-    """Seconds per copy of `nbytes` (COPY_BYTES) at each candidate grid (the best of ROUNDS)."""
-    limit = gpu.adapter.limits["max-storage-buffer-binding-size"]
-    size = min(nbytes or COPY_BYTES, limit) // 16 * 16
-    usage = gpu.wgpu.BufferUsage
-    src, dst = (
-        gpu.device.create_buffer(size=size, usage=usage.STORAGE | usage.COPY_SRC | usage.COPY_DST)
-        for _ in range(2)
-    )
-    pipeline, group = copy_pipeline(gpu, src, dst)
-    best = dict.fromkeys(CANDIDATES, float("inf"))
+def resident_groups(gpu: Any, groups: int | None = None, spin: int | None = None) -> int:
+    """How many of `groups` (PROBE_GROUPS) workgroups of 256, each looping `spin` (SPIN) steps,
+    ran at the same time, at most, on `gpu`."""
+    groups, spin = groups or PROBE_GROUPS, spin or SPIN
+    buffer = gpu.create_buffer(16)
     try:
-        copies(gpu, pipeline, group, CANDIDATES[0], 2)  # warm-up
-        for _ in range(ROUNDS):
-            for groups in CANDIDATES:
-                best[groups] = min(best[groups], copies(gpu, pipeline, group, groups, REPS))
+        counts = [Binding(0, "counts", "au32", 0, True)]
+        pipeline, layout = gpu.pipeline(resident_wgsl(spin), counts, 0)
+        gpu.write(buffer, bytes(16))
+        gpu.dispatch(pipeline, gpu.bind_group(layout, [(0, buffer, 0, 16)]), b"", groups)
+        running, most, _ = np.frombuffer(gpu.read(buffer, 12), np.uint32)
     finally:
-        src.destroy()
-        dst.destroy()
-    return best
-
-
-def copy_pipeline(gpu: Any, src: Any, dst: Any) -> tuple[Any, Any]:
-    """(pipeline, bind group) of COPY_WGSL from buffer `src` to `dst` (of one size)."""
-    wgpu, device = gpu.wgpu, gpu.device
-    kinds = ("read-only-storage", "storage")
-    layout = device.create_bind_group_layout(
-        entries=[
-            {"binding": b, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": kind}}
-            for b, kind in enumerate(kinds)
-        ]
-    )
-    pipeline = device.create_compute_pipeline(
-        layout=device.create_pipeline_layout(bind_group_layouts=[layout]),
-        compute={"module": gpu.shader_module(COPY_WGSL), "entry_point": "main"},
-    )
-    group = device.create_bind_group(
-        layout=layout,
-        entries=[
-            {"binding": b, "resource": {"buffer": buf, "offset": 0, "size": buf.size}}
-            for b, buf in enumerate((src, dst))
-        ],
-    )
-    return pipeline, group
-
-
-def copies(gpu: Any, pipeline: Any, group: Any, groups: int, reps: int) -> float:
-    """Seconds per copy of `reps` copies recorded in one pass, submitted and waited for."""
-    start = time.perf_counter()
-    encoder = gpu.device.create_command_encoder()
-    compute = encoder.begin_compute_pass()
-    compute.set_pipeline(pipeline)
-    compute.set_bind_group(0, group)
-    for _ in range(reps):
-        compute.dispatch_workgroups(groups)
-    compute.end()
-    gpu.queue.submit([encoder.finish()])
-    gpu.device._poll_wait()
-    return (time.perf_counter() - start) / reps
+        buffer.destroy()
+    if running != 0:
+        raise RuntimeError(f"{running} workgroups did not finish")
+    return int(most)
