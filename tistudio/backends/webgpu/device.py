@@ -246,12 +246,7 @@ class GpuDevice:
     def idle(self) -> bool:
         """Whether every submitted dispatch has run, without waiting (recorded ones that are not
         submitted yet do not count)."""
-        from wgpu.backends.wgpu_native import _api
-
-        # wgpuDevicePoll returns whether the queue is empty as a Rust `bool` in the low byte of
-        # the 32-bit WGPUBool that cffi reads: the other bytes are left over (0xf18d0000 for
-        # false on lavapipe), so only bit 0 means anything
-        return bool(_api.libf.wgpuDevicePoll(self.device._internal, False, _api.ffi.NULL) & 1)
+        return self._recorder.queue_empty()
 
 
 @functools.cache
