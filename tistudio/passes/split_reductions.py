@@ -1,22 +1,22 @@
 """GPU: a long serial sum split over the lanes of a workgroup (split_reductions).
 
 `for i in range(n): a = 0; for j in range(m): a += f(i, j); out[i] = a` with a few thousand
-`i` gives a GPU few invocations, each walking a long chain of dependent additions: n-body with
-8192 bodies on an H200 ran at 114 G pairs/s (Taichi's CUDA back end: 299). Giving each `i` K
-invocations (lanes) that take every K-th `j`, then adding their K partial sums in workgroup
-memory, ran at 628-631 G pairs/s (`split_shader` in `benchmarks/gpu/nbody_probe.py`).
+`i` gives a GPU few invocations, each walking a long chain of additions: n-body with 8192
+bodies ran at 114 G pairs/s on an H200 (Taichi CUDA: 292), and at 525 once each `i` had K
+invocations (lanes) taking every K-th `j` and adding their sums in workgroup memory.
 
 This pass writes that in the IR, as a user would with `ti.simt.block`: the task runs over
-`t in [0, n * K)` in workgroups of 256, `i = begin + t // K`, `lane = t % K`; the code before
-the loop runs on every lane (each sum starts at zero on lanes other than 0), the loop takes
-`j = lane, lane + K, ...`, a tree of `log2(K)` halving steps between barriers adds the lanes'
-sums in a shared array, and the code after the loop runs on lane 0 only. It applies to a
-range_for task of at most `MAX_RANGE` constant indices, without `ti.loop_config(block_dim=)`
-or shared memory, whose body holds a serial loop of at least `MIN_TRIPS` constant trips that
-writes only local variables, those defined before it as `a = a + x` and read nowhere else
-in it, and before which nothing writes memory. Integer sums are exact in any order; float
-sums are added in another order (the last bits change), so those are split only with
-`ti.init(fast_math=True)` (the default), as Taichi's CUDA back end reassociates with fast math.
+`t in [0, n * K)` in workgroups of 256 (K = 32, fewer for a larger n: MAX_INVOCATIONS),
+`i = begin + t // K`, `lane = t % K`; the code before the loop runs on every lane (each sum
+starts at zero on lanes other than 0), the loop takes `j = lane, lane + K, ...`, a tree of
+`log2(K)` halving steps between barriers adds the lanes' sums in a shared array, and the code
+after the loop runs on lane 0 only. It applies to a range_for task of at most `MAX_RANGE`
+constant indices, without `ti.loop_config(block_dim=)` or shared memory, whose body holds a
+serial loop of at least `MIN_TRIPS` constant trips that writes only local variables, those
+defined before it as `a = a + x` and read nowhere else in it, and before which nothing writes
+memory. Integer sums are exact in any order; float sums are added in another order (the last
+bits change), so those are split only with `ti.init(fast_math=True)` (the default), as
+Taichi's CUDA back end reassociates with fast math.
 """
 
 from __future__ import annotations
@@ -31,11 +31,10 @@ from tistudio.ir.types import PointerType, PrimitiveType, i32, u1
 from tistudio.passes.context import PassContext
 
 BLOCK = 256  # invocations per workgroup: WebGPU's guaranteed maximum; every K divides it
-MAX_LANES = 32  # lanes per index: one NVIDIA warp (n-body on the H200: 16 and 32 alike)
-# 2^16 indices fill a quarter of an H200's 270,336 resident invocations (132 SMs x 2048), and
-# split (2^21) eight times over: more lanes would queue, not hide latency, while the code
-# around the loop runs K times. (Measured at 8192 only, where splitting is 5.5x faster.)
-MAX_RANGE = 65536
+MAX_LANES, MIN_LANES = 32, 8  # lanes per index (n-body on the H200: 16 and 32 alike)
+# K <= 2^18 / n: lanes fill an H200 (270,336 invocations) once, not more; fewer than 8: no split
+MAX_INVOCATIONS = 1 << 18
+MAX_RANGE = MAX_INVOCATIONS // MIN_LANES
 # Shorter loops are short chains: with K = 32, eight trips a lane against five barrier steps.
 MIN_TRIPS = 256
 MIN_TRIPS_PER_LANE = 8  # K <= m // 8: each lane still runs a loop worth the split
@@ -91,7 +90,8 @@ def _find(task: s.Offloaded, fast_math: bool) -> tuple[s.RangeFor, list[_Sum], i
     sums = _sums(loop, set(before), fast_math) if trips >= MIN_TRIPS else None
     if not sums or sum(x.dtype.bits // 8 for x in sums) * BLOCK > SHARED_BYTES:
         return None
-    lanes = min(MAX_LANES, 1 << (trips // MIN_TRIPS_PER_LANE).bit_length() - 1)
+    width = min(trips // MIN_TRIPS_PER_LANE, MAX_INVOCATIONS // (task.end - task.begin))
+    lanes = min(MAX_LANES, 1 << width.bit_length() - 1)
     return loop, sums, lanes  # a power of two
 
 

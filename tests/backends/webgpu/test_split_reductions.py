@@ -207,7 +207,7 @@ def test_a_task_that_uses_an_atomics_value_after_the_loop_is_left_alone(device):
 
 def _variant(kind: str) -> Callable[[], Any]:
     """A kernel that the pass splits ("plain") or must not split (each other kind)."""
-    n = 70000 if kind == "large range" else 256
+    n = 40000 if kind == "large range" else 256
     m = 255 if kind == "short loop" else 512
     x = ti.field(ti.f32, shape=max(n, m))
     out = ti.field(ti.f32, shape=n)
@@ -248,5 +248,30 @@ def test_tasks_the_pass_must_leave_alone_keep_their_shape(device, kind):
     try:
         report = _variant(kind).compile_report()
         assert _split(report) == (kind == "plain")
+    finally:
+        ti.reset()
+
+
+@pytest.mark.parametrize(("n", "lanes"), [(1024, 32), (8192, 32), (16384, 16), (32768, 8)])
+def test_lanes_fill_the_gpu_once(device, n, lanes):
+    """K = 32, or fewer where n * 32 would pass 2^18 invocations (an H200 holds 270,336):
+    more lanes would queue, not hide latency (split_reductions.MAX_INVOCATIONS; a 256² matmul
+    split 65536 x 32 ran 3x slower than unsplit on lavapipe)."""
+    ti.init(arch=ti.gpu, fallback_to_cpu=False)
+    try:
+        x = ti.field(ti.i32, shape=512)
+        out = ti.field(ti.i32, shape=n)
+
+        @ti.kernel
+        def sums():
+            for i in range(n):
+                s = 0
+                for j in range(512):
+                    s += x[j]
+                out[i] = s
+
+        report = sums.compile_report()
+        assert _split(report)
+        assert f"range_for(0, {n * lanes})" in report.passes[-1].ir_text
     finally:
         ti.reset()
