@@ -185,6 +185,25 @@ def gpu_split_sum() -> Example:
     return closeness, ()
 
 
+def gpu_matmul() -> Example:
+    """A small matrix product on the GPU: each invocation computes eight rows of one column of
+    the result, loading each element of `b` once for all of them."""
+    ti.init(arch=ti.gpu, offline_cache=False)
+    a = ti.field(ti.f32, shape=(8, 64))
+    b = ti.field(ti.f32, shape=(64, 8))
+    c = ti.field(ti.f32, shape=(8, 8))
+
+    @ti.kernel
+    def matmul():
+        for i, j in c:
+            acc = 0.0
+            for k in range(64):
+                acc += a[i, k] * b[k, j]
+            c[i, j] = acc
+
+    return matmul, ()
+
+
 EXAMPLES: tuple[Callable[[], Example], ...] = (
     reduction,
     arithmetic,
@@ -197,4 +216,5 @@ EXAMPLES: tuple[Callable[[], Example], ...] = (
     gpu_stencil,
     gpu_all_pairs,
     gpu_split_sum,
+    gpu_matmul,
 )

@@ -30,6 +30,7 @@ from tistudio.passes import (
     determine_ad_stack_size,
     insert_debug_checks,
     jam,
+    jam_rows,
     lower_access,
     lower_ast,
     lower_quant,
@@ -57,7 +58,8 @@ LOWERING_PASSES: dict[str, tuple[ModuleType, ...]] = {
 # emitter prints, so after them the IR does not change: the schedule names its statements.
 BACKEND_PASSES: dict[str, tuple[ModuleType, ...]] = {
     "cpu": (jam,),  # unroll-and-jam around a long inner loop: more memory streams per core
-    "gpu": (split_reductions, vectorize, unroll),  # sums over lanes; vec4s; loops unrolled 4x
+    # sums over lanes; rows of a 2-D loop around one inner loop; vec4s; loops unrolled 4x
+    "gpu": (split_reductions, jam_rows, vectorize, unroll),
 }
 
 

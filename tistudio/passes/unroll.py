@@ -8,7 +8,8 @@ iterations overlap (n-body on an H100: 74 -> 109 G pairs/s, `benchmarks/gpu/nbod
 
 This pass picks the loops and lists them after their task's header: `unroll(4, $5)`. It takes
 forward loops that cannot leave early (no break, continue or return), hold no other loop or
-autodiff stack, and, with constant bounds, run at least eight times. The iterations still run
+autodiff stack, and, with constant bounds, run at least eight times, except the inner loop of a
+task that `jam_rows` marked (its copies of the body already overlap). The iterations still run
 in their original order, so results are unchanged. The WGSL emitter
 (`backends/webgpu/unroll.py`) prints each copy in its own block, then the remaining iterations
 one by one; it keeps the plain loop where the body's WGSL is very long.
@@ -28,6 +29,8 @@ def run(kernel: Kernel, ctx: PassContext) -> bool:
     changed = False
     for task in kernel.body:
         if not isinstance(task, s.Offloaded) or task.schedule.unrolled:
+            continue
+        if task.schedule.jam > 1:  # jam_rows's copies already overlap its one inner loop
             continue
         loops = [x for block in task.blocks() for x in walk(block) if _eligible(x)]
         if loops:

@@ -109,6 +109,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter, SimtEmitter):
         self.hoisted: set[Stmt] = set()
         self.last_line: tuple[str, int] | None = None
         self.counter = 0
+        self.suffix = ""  # of the names of one copy of a jammed task's rows (jam_rows.py)
         self.assert_numbers: dict[s.Assert, int] = {}  # see ir/assertions.assert_number
         self.print_ids: dict[Stmt, int] = {}  # see ir/printing.print_id
         # the lanes of a vec4 loop: loads and stores served by vectors (see vectorize.py)
@@ -135,7 +136,7 @@ class TaskEmitter(MemoryEmitter, AdStackEmitter, SimtEmitter):
 
     def name_of(self, stmt: Stmt) -> str:
         number = self.numbers.get(stmt)
-        return f"s{number}" if number is not None else self.fresh("v")
+        return f"s{number}{self.suffix}" if number is not None else self.fresh("v")
 
     def value(self, stmt: Stmt) -> str:
         if stmt not in self.values:

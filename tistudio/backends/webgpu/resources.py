@@ -37,6 +37,7 @@ class Caps:
     # (GpuDevice.open measures it on the card: calibrate.py)
     vectorize: bool = True  # vec4 access in simple elementwise loops (see vectorize.py)
     unroll: bool = True  # serial range-for loops four iterations per step (see unroll.py)
+    jam: bool = True  # rows of a 2-D loop per invocation around its inner loop (jam_rows.py)
     small_group: int = 64  # workgroup size of a range_for of few workgroups (shader.py)
     grid_unroll: int = 1  # indices per step of a grid-stride loop (unroll.py; 1: no unroll)
     stream_unroll: int = 4  # vec4 steps per iteration of a vec4 loop that stores nothing

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from tistudio.backends.errors import UnsupportedOnBackend
-from tistudio.backends.webgpu import random, simt, unroll, vectorize, wgsl
+from tistudio.backends.webgpu import jam_rows, random, simt, unroll, vectorize, wgsl
 from tistudio.backends.webgpu.emitter import BACKEND, TaskEmitter
 from tistudio.backends.webgpu.memory import Ptr
 from tistudio.backends.webgpu.resources import UNIFORM, ArgsLayout, Binding, Caps
@@ -98,7 +98,9 @@ def _build_task(e: TaskEmitter) -> TaskShader:
         lanes = None if tiled else vectorize.lanes_of(task, e.caps)
         if lanes is not None:  # before any access: the buffer's scalars go through it too
             e.resources.vectors.update(lanes.views())
-        size = _workgroup_size(task, e.caps, 1 if lanes is None else vectorize.LANES)
+        # indices per invocation: four lanes, or the rows of a jammed task (jam_rows.py)
+        per_invocation = jam_rows.copies(task, e.caps) if lanes is None else vectorize.LANES
+        size = _workgroup_size(task, e.caps, per_invocation)
         e.caps = replace(e.caps, workgroup_size=size)  # this task's
         _range_for_body(e, lanes, tiled)
         entry = [
@@ -108,7 +110,7 @@ def _build_task(e: TaskEmitter) -> TaskShader:
             *(["        @builtin(workgroup_id) wid: vec3<u32>,"] if tiled else []),
             "        @builtin(num_workgroups) groups: vec3<u32>) {",
         ]
-        groups, serial = _groups(task, e.caps, 1 if lanes is None else vectorize.LANES), False
+        groups, serial = _groups(task, e.caps, per_invocation), False
     else:
         raise UnsupportedOnBackend(task, BACKEND, "struct_for tasks must be demoted")
     bindings = e.resources.bindings()
@@ -149,6 +151,9 @@ def _range_for_body(e: TaskEmitter, lanes: vectorize.Lanes | None, tiled: bool =
         e.line(f"let count: u32 = select(0u, u32({end} - {begin}), {end} > {begin});")
     index = f"{e.name_of(task)}_i"
     e.loop_vars[task] = index
+    if lanes is None and not tiled and jam_rows.copies(task, e.caps) > 1:
+        jam_rows.emit(e, index, stride)  # rows of a 2-D loop per step (no tls to reduce)
+        return
     start = "gid.x"
     if lanes is not None:  # four indices per step, then the rest one by one
         vectorize.emit_lanes(e, lanes, begin, stride, index)
