@@ -69,17 +69,17 @@ def _applies(task: s.Offloaded) -> bool:  # noqa: C901 (one early return per con
     if any(isinstance(stmt, _NOT_AROUND) or stmt.uses_ad_stack for stmt in around):
         return False
     written = {
-        _target(stmt.ptr if isinstance(stmt, s.GlobalStore) else stmt.dest)
+        target(stmt.ptr if isinstance(stmt, s.GlobalStore) else stmt.dest)
         for stmt in around
         if isinstance(stmt, (s.GlobalStore, s.AtomicOp))
     }
-    read = {_target(stmt.ptr) for stmt in body if isinstance(stmt, s.GlobalLoad)}
+    read = {target(stmt.ptr) for stmt in body if isinstance(stmt, s.GlobalLoad)}
     if None in written or None in read or written & read:
         return False  # an iteration may read what an earlier one wrote: keep their order
     return True
 
 
-def _target(ptr: Stmt) -> object:
+def target(ptr: Stmt) -> object:
     """What a lowered address points into: a field (its place SNode), any ndarray (two
     parameters may be one array), a thread-local or temporary slot; None if unknown."""
     if isinstance(ptr, s.GetCh):

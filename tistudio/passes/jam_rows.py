@@ -29,8 +29,7 @@ from tistudio.ir.ops import BinaryOpType as B
 from tistudio.ir.ops import TaskType
 from tistudio.ir.stmt import Kernel, Stmt, walk
 from tistudio.passes.context import PassContext
-from tistudio.passes.jam import MIN_TRIPS
-from tistudio.passes.jam import _target as target  # what an address points into
+from tistudio.passes.jam import MIN_TRIPS, target
 
 ROWS = (8, 4, 2)  # rows per invocation, the most that divides the number of rows
 _ROW = (B.bit_sar, B.bit_shr)  # index >> L: the row
