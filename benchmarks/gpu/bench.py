@@ -283,10 +283,9 @@ def matmul_check(c_rows: np.ndarray, a: np.ndarray, b: np.ndarray, rows) -> bool
     return bool(np.array_equal(c_rows.astype(np.int64), want))
 
 
-def matmul(ti, framework):
-    """C = A @ B through plain Taichi loops: one invocation per element of C, a serial loop
-    over k (no shared tiles, no tensor cores); 2 n³ flops."""
-    n = MATMUL
+def matmul_kernel(ti, n: int):
+    """(mm, c, a_np, b_np): C = A @ B through plain Taichi loops, A and B filled (also
+    `matmul_probe.py`'s); A, B, C in one tree, in that order."""
     a = ti.field(ti.f32, shape=(n, n))
     b = ti.field(ti.f32, shape=(n, n))
     c = ti.field(ti.f32, shape=(n, n))
@@ -302,6 +301,14 @@ def matmul(ti, framework):
                 acc += a[i, k] * b[k, j]
             c[i, j] = acc
 
+    return mm, c, a_np, b_np
+
+
+def matmul(ti, framework):
+    """C = A @ B through plain Taichi loops: one invocation per element of C, a serial loop
+    over k (no shared tiles, no tensor cores); 2 n³ flops."""
+    n = MATMUL
+    mm, c, a_np, b_np = matmul_kernel(ti, n)
     batched, best = timed(mm, ti.sync, reps=5)
     rows = [0, 1, n // 2, n - 1]
     got = c.to_numpy()[rows]

@@ -4,7 +4,8 @@
 
 bench.py's `C = A @ B` gives each invocation one element of C and a serial loop over k with
 two loads per multiply-add: `a[i, k]` (the same for a warp's lanes: one row) and `b[k, j]`
-(coalesced). tistudio ran it at 3513-4116 GFLOP/s on an H200, Taichi CUDA at 4680. Walking
+(coalesced). tistudio ran it at 3513-4116 GFLOP/s on an H200 before `jam_rows` (now 6344),
+Taichi CUDA at 4680. Walking
 `rows` rows of one column per invocation (the CPU back end's `jam` pass does this around long
 inner loops) shares each `b[k, j]` load among `rows` multiply-adds: (rows + 1) / rows loads
 per multiply-add instead of 2. These hand-written shaders test whether that pays on the GPU
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 
+import bench
 import numpy as np
 import shader_variants as sv
 
@@ -60,21 +62,7 @@ def main() -> None:
     ti.init(arch=ti.gpu, fallback_to_cpu=False)
     adapter = ti.lang.impl.current_adapter()
     device = ti.lang.impl.get_program().gpu.device
-    a = ti.field(ti.f32, shape=(N, N))
-    b = ti.field(ti.f32, shape=(N, N))
-    c = ti.field(ti.f32, shape=(N, N))
-    i = np.arange(N)
-    a.from_numpy(((i[:, None] + i[None, :]) % 3).astype(np.float32))
-    b.from_numpy(((2 * i[:, None] + i[None, :]) % 5).astype(np.float32))
-
-    @ti.kernel
-    def mm():
-        for i, j in c:
-            acc = 0.0
-            for k in range(N):
-                acc += a[i, k] * b[k, j]
-            c[i, j] = acc
-
+    mm, c, _, _ = bench.matmul_kernel(ti, N)
     mm()
     ti.sync()
     exe = mm.compile_report().result.executable
