@@ -109,6 +109,7 @@ def _render(implementation: str, program: str, tmp_path) -> np.ndarray:
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=tmp_path,  # Taichi's GGUI writes imgui.ini where it runs: not into the checkout
     )
     if implementation == "taichi" and done.returncode != 0:
         pytest.skip(f"Taichi's GGUI does not run here: {done.stderr.strip()[-300:]}")
