@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 DEFAULT_INDEX = "https://pypi.org/simple/"
-# pip here waits up to 180 s for an index; 3 s skipped the quick-start and binder tests in two
-# CI runs on a loaded 2-core machine (2026-11-28) where pypi.org answered at once when idle
+# pip here waits up to 180 s for an index: a loaded machine gets more than the 3 s this was
 PROBE_SECONDS = 15.0
 
 
