@@ -84,7 +84,6 @@ class GpuDevice:
         self.description = caps.description
         self._pipelines: dict[tuple, tuple[Any, Any]] = {}
         self._recorder = Recorder(device, self.queue)  # the open batch of dispatches
-        self._recorded = 0
         self.batch = BATCH  # dispatches recorded before a submit (see the module docstring)
         self.eager_groups = EAGER_GROUPS
         # naga's index clamps and loop counters (see shader_module): off, as in Taichi's Vulkan
@@ -215,15 +214,13 @@ class GpuDevice:
     def dispatch(self, pipeline: Any, bind_group: Any, immediates: bytes, groups: int) -> None:
         """Record a dispatch into the open batch (recorder.py); submit by the module's rules."""
         self._recorder.dispatch(pipeline, bind_group, immediates, groups)
-        self._recorded += 1
-        if self._recorded >= self.batch or groups >= self.eager_groups:
+        if self._recorder.recorded >= self.batch or groups >= self.eager_groups:
             self.flush()
 
     def flush(self) -> None:
         """Submit what is recorded, without waiting."""
         if not self._recorder.recorded:
             return
-        self._recorded = 0
         self.submits += 1
         self._recorder.submit()
 

@@ -49,9 +49,8 @@ class Recorder:
 
     def dispatch(self, pipeline: Any, bind_group: Any, immediates: bytes, groups: int) -> None:
         """Record one dispatch of `groups` workgroups (opening a pass if none is open)."""
+        self.open()
         lib = self._lib
-        if self._pass is None:
-            self.open()
         self.recorded += 1
         compute = self._pass
         lib.wgpuComputePassEncoderSetPipeline(compute, pipeline._internal)
